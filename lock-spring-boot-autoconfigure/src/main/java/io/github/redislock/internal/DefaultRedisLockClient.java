@@ -1,0 +1,85 @@
+package io.github.redislock.internal;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
+
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisLockClient;
+
+/**
+ * The client: owns the per-client parts (identity, holds, subscriptions, watchdog) that every
+ * {@link DefaultRedisLock} of it shares. Nothing here is kept per lock name once no thread holds or waits for
+ * the lock.
+ */
+public final class DefaultRedisLockClient implements RedisLockClient {
+
+	/** Longest accepted lock name; longer ones are almost always a whole object rendered into a key by mistake. */
+	static final int MAX_NAME_LENGTH = 1024;
+
+	private static final boolean lettucePresent = ClassUtils.isPresent(
+			"org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
+			DefaultRedisLockClient.class.getClassLoader())
+			&& ClassUtils.isPresent("io.lettuce.core.RedisClient", DefaultRedisLockClient.class.getClassLoader());
+
+	private final String keyPrefix;
+
+	private final String clientId = UUID.randomUUID().toString();
+
+	private final LockEngine engine;
+
+	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout) {
+		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
+		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
+		this.keyPrefix = keyPrefix;
+		LockCommands commands = new LockCommands(redisTemplate);
+		Holds holds = new Holds();
+		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory,
+				keyPrefix + "client:" + this.clientId);
+		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
+				isCluster(connectionFactory));
+		this.engine = new LockEngine(this.clientId, commands, holds, subscriptions, watchdog,
+				watchdogTimeout.toMillis());
+	}
+
+	@Override
+	public RedisLock getLock(String name) {
+		Assert.notNull(name, "Lock name must not be null");
+		Assert.isTrue(!name.isBlank(), "Lock name must not be blank");
+		Assert.isTrue(name.length() <= MAX_NAME_LENGTH, () -> "Lock name must be at most " + MAX_NAME_LENGTH
+				+ " characters, was " + name.length() + ": '" + name.substring(0, 60) + "...'");
+		Assert.isTrue(name.indexOf('{') < 0 && name.indexOf('}') < 0, () -> "Lock name '" + name
+				+ "' must not contain '{' or '}': the client wraps the name in a Redis Cluster hash tag");
+		return new DefaultRedisLock(LockKeys.of(this.keyPrefix, name), this.engine);
+	}
+
+	@Override
+	public void close() {
+		this.engine.close();
+	}
+
+	/** The engine, for tests and the library's own monitoring. */
+	public LockEngine engine() {
+		return this.engine;
+	}
+
+	@Override
+	public String toString() {
+		return "RedisLockClient[id=" + this.clientId + ", keyPrefix=" + this.keyPrefix + "]";
+	}
+
+	// Unless the factory says it is standalone, renew in per-slot batches: that is always valid, at the cost of
+	// more calls when many locks are held.
+	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
+		if (lettucePresent && connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			return lettuce.isClusterAware();
+		}
+		return true;
+	}
+
+}

@@ -1,0 +1,137 @@
+package io.github.redislock.internal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToIntFunction;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+/**
+ * Keeps watchdog leases alive: one thread per client renews every watchdog hold every third of the watchdog
+ * timeout, many holds per script call. A renewal checks ownership, so a hold that turns out lost (expired
+ * during an outage or pause, or force-unlocked) stops being renewed. Holds whose thread has died without
+ * unlocking are dropped, so their locks expire instead of living forever.
+ */
+final class LeaseWatchdog implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
+
+	/** At most this many keys per renewal script, to keep each call short on the Redis side. */
+	static final int BATCH_SIZE = 256;
+
+	private static final AtomicInteger clientCount = new AtomicInteger();
+
+	private final LockCommands commands;
+
+	private final Holds holds;
+
+	private final long leaseMillis;
+
+	private final ToIntFunction<String> batchOf;
+
+	private final Set<Hold> renewed = ConcurrentHashMap.newKeySet();
+
+	private final ScheduledExecutorService scheduler;
+
+	/**
+	 * @param clustered whether keys of different slots must go in different script calls
+	 */
+	LeaseWatchdog(LockCommands commands, Holds holds, long leaseMillis, boolean clustered) {
+		this.commands = commands;
+		this.holds = holds;
+		this.leaseMillis = leaseMillis;
+		this.batchOf = clustered ? ClusterSlotHashUtil::calculateSlot : (key) -> 0;
+		this.scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads());
+		long period = Math.max(1, leaseMillis / 3);
+		this.scheduler.scheduleWithFixedDelay(this::renewAll, period, period, TimeUnit.MILLISECONDS);
+	}
+
+	void watch(Hold hold) {
+		this.renewed.add(hold);
+	}
+
+	void unwatch(Hold hold) {
+		this.renewed.remove(hold);
+	}
+
+	int watchedCount() {
+		return this.renewed.size();
+	}
+
+	@Override
+	public void close() {
+		this.scheduler.shutdownNow();
+	}
+
+	void renewAll() {
+		try {
+			dropHoldsOfDeadThreads();
+			for (List<Hold> batch : batches()) {
+				renew(batch);
+			}
+		}
+		catch (RuntimeException ex) {
+			// Redis unreachable: try again next period; a lease that runs out meanwhile is found lost then.
+			logger.warn("Could not renew lock leases: " + ex.getMessage());
+		}
+	}
+
+	private void renew(List<Hold> batch) {
+		for (Hold lost : this.commands.renew(batch, this.leaseMillis)) {
+			if (this.renewed.remove(lost)) {
+				logger.warn(lost.describeLoss());
+			}
+		}
+	}
+
+	private void dropHoldsOfDeadThreads() {
+		for (Hold hold : this.holds.all()) {
+			if (!hold.thread().isAlive()) {
+				this.holds.remove(hold);
+				if (this.renewed.remove(hold)) {
+					logger.warn("Thread '" + hold.thread().getName() + "' ended without unlocking lock '"
+							+ hold.keys().name() + "'; its lease is no longer renewed and ends within "
+							+ Durations.formatMillis(this.leaseMillis));
+				}
+			}
+		}
+	}
+
+	private List<List<Hold>> batches() {
+		Map<Integer, List<Hold>> bySlot = new LinkedHashMap<>();
+		List<List<Hold>> batches = new ArrayList<>();
+		for (Hold hold : this.renewed) {
+			List<Hold> batch = bySlot.computeIfAbsent(this.batchOf.applyAsInt(hold.keys().lockKey()),
+					(slot) -> new ArrayList<>());
+			batch.add(hold);
+			if (batch.size() == BATCH_SIZE) {
+				batches.add(batch);
+				bySlot.remove(this.batchOf.applyAsInt(hold.keys().lockKey()));
+			}
+		}
+		batches.addAll(bySlot.values());
+		return batches;
+	}
+
+	private static ThreadFactory daemonThreads() {
+		int client = clientCount.incrementAndGet();
+		return (task) -> {
+			Thread thread = new Thread(task, "redis-lock-watchdog-" + client);
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+}

@@ -1,0 +1,166 @@
+package io.github.redislock.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import io.github.redislock.RedisLockException;
+
+/**
+ * The round trips to Redis, each one script or command. Turns client exceptions into
+ * {@link RedisLockException} naming the lock, and makes every write safe against interrupts: a pending
+ * interrupt must not cancel a command that Redis would still run, and an interrupt that lands during the round
+ * trip leaves the outcome unknown, so it is read back from Redis.
+ */
+final class LockCommands {
+
+	private final StringRedisTemplate redis;
+
+	LockCommands(StringRedisTemplate redis) {
+		this.redis = redis;
+	}
+
+	/**
+	 * Runs the acquire script.
+	 * @param holdsBefore this owner's hold count before the call, used to read back an interrupted outcome
+	 * @return the fencing token (> 0), or minus the holder's remaining lease, or 0 when that is unknown
+	 */
+	long acquire(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
+		return writeThenReconcile(keys, owner, "acquire",
+				() -> this.redis.execute(LockScripts.LOCK, keys.lockAndFence(), Long.toString(leaseMillis), owner),
+				(count, token) -> (count == holdsBefore + 1) ? token : 0L);
+	}
+
+	/**
+	 * Runs the release script.
+	 * @param holdsBefore this owner's hold count before the call
+	 * @return holds left, 0 when the lock became free, -1 when this owner held nothing
+	 */
+	long release(LockKeys keys, String owner, int holdsBefore) {
+		for (;;) {
+			Long left = writeThenReconcile(keys, owner, "release",
+					() -> this.redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel()),
+					(count, token) -> (count == holdsBefore - 1) ? (long) count : null);
+			if (left != null) {
+				return left;
+			}
+			// interrupted before Redis ran it: the hold is unchanged, so release again
+		}
+	}
+
+	boolean forceRelease(LockKeys keys) {
+		Long freed = call(keys, "force-unlock",
+				() -> this.redis.execute(LockScripts.FORCE_UNLOCK, keys.lockOnly(), keys.channel()));
+		return freed != null && freed == 1L;
+	}
+
+	/** Renews the given watchdog holds (all in one slot); returns those no longer held. */
+	List<Hold> renew(List<Hold> holds, long leaseMillis) {
+		List<String> keys = new ArrayList<>(holds.size());
+		Object[] args = new Object[holds.size() + 1];
+		args[0] = Long.toString(leaseMillis);
+		for (int i = 0; i < holds.size(); i++) {
+			keys.add(holds.get(i).keys().lockKey());
+			args[i + 1] = holds.get(i).owner();
+		}
+		List<?> lostPositions = this.redis.execute(LockScripts.RENEW, keys, args);
+		List<Hold> lost = new ArrayList<>();
+		if (lostPositions != null) {
+			for (Object position : lostPositions) {
+				lost.add(holds.get(((Number) position).intValue() - 1));
+			}
+		}
+		return lost;
+	}
+
+	boolean exists(LockKeys keys) {
+		Boolean exists = call(keys, "read", () -> this.redis.hasKey(keys.lockKey()));
+		return Boolean.TRUE.equals(exists);
+	}
+
+	int holdCount(LockKeys keys, String owner) {
+		Object count = call(keys, "read", () -> this.redis.opsForHash().get(keys.lockKey(), owner));
+		return (count != null) ? Integer.parseInt(count.toString()) : 0;
+	}
+
+	long remainingLeaseMillis(LockKeys keys) {
+		Long ttl = call(keys, "read", () -> this.redis.getExpire(keys.lockKey(), TimeUnit.MILLISECONDS));
+		return (ttl != null) ? ttl : -2;
+	}
+
+	/**
+	 * Runs a write with the interrupt status cleared, so a pending interrupt does not cancel it, and restores
+	 * the status afterwards. If an interrupt lands during the round trip, the client gives up waiting for the
+	 * answer although Redis runs the command; the outcome is then read back and mapped by {@code readBack}
+	 * (which returns null when the write did not happen).
+	 */
+	private Long writeThenReconcile(LockKeys keys, String owner, String operation, Supplier<Long> write,
+			ReadBack readBack) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			return call(keys, operation, write);
+		}
+		catch (RedisLockException ex) {
+			if (!isInterruption(ex)) {
+				throw ex;
+			}
+			interrupted = true;
+			return readBackUninterruptibly(keys, owner, operation, readBack);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private Long readBackUninterruptibly(LockKeys keys, String owner, String operation, ReadBack readBack) {
+		for (;;) {
+			Thread.interrupted();
+			try {
+				List<Object> state = call(keys, operation,
+						() -> this.redis.opsForHash().multiGet(keys.lockKey(), List.of(owner, "token")));
+				int count = (state.get(0) != null) ? Integer.parseInt(state.get(0).toString()) : 0;
+				long token = (state.get(1) != null) ? Long.parseLong(state.get(1).toString()) : 0;
+				return readBack.apply(count, token);
+			}
+			catch (RedisLockException ex) {
+				if (!isInterruption(ex)) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	private <T> T call(LockKeys keys, String operation, Supplier<T> command) {
+		try {
+			return command.get();
+		}
+		catch (DataAccessException ex) {
+			throw new RedisLockException("Could not " + operation + " lock '" + keys.name() + "' (key '"
+					+ keys.lockKey() + "'): " + ex.getMessage(), ex);
+		}
+	}
+
+	private static boolean isInterruption(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InterruptedException || cause.getClass().getSimpleName().contains("Interrupted")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@FunctionalInterface
+	interface ReadBack {
+
+		/** Maps the owner's hold count and the lock's token after the write to its result, or null. */
+		Long apply(int holdCount, long token);
+
+	}
+
+}

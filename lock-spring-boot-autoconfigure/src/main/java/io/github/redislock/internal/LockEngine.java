@@ -1,0 +1,228 @@
+package io.github.redislock.internal;
+
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.github.redislock.LeaseExpiredException;
+
+/**
+ * Decides how to acquire and release: try once; if the lock is taken, wait for its release message or its
+ * holder's lease end, whichever is first, and try again until the wait time is over. Uncontended, an acquire
+ * and a release are one round trip each and nothing else.
+ */
+public final class LockEngine implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(LockEngine.class);
+
+	/** How long a waiter sleeps when the holder's lease is unknown (a key without expiry). */
+	private static final long UNKNOWN_LEASE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private final String clientId;
+
+	private final LockCommands commands;
+
+	private final Holds holds;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final LeaseWatchdog watchdog;
+
+	private final long watchdogLeaseMillis;
+
+	LockEngine(String clientId, LockCommands commands, Holds holds, ReleaseSubscriptions subscriptions,
+			LeaseWatchdog watchdog, long watchdogLeaseMillis) {
+		this.clientId = clientId;
+		this.commands = commands;
+		this.holds = holds;
+		this.subscriptions = subscriptions;
+		this.watchdog = watchdog;
+		this.watchdogLeaseMillis = watchdogLeaseMillis;
+	}
+
+	/**
+	 * Acquires the lock for the current thread.
+	 * @param waitNanos how long to wait; negative for no limit
+	 * @param leaseMillis the lease; 0 or less for a watchdog lease
+	 * @param interruptible whether an interrupt ends the wait with InterruptedException; if not, the interrupt
+	 * status is restored once the method returns
+	 * @return whether the lock is held
+	 */
+	boolean acquire(LockKeys keys, long waitNanos, long leaseMillis, boolean interruptible)
+			throws InterruptedException {
+		long start = System.nanoTime();
+		Thread thread = Thread.currentThread();
+		String owner = owner(thread);
+		boolean watchdogLease = leaseMillis <= 0;
+		long lease = watchdogLease ? this.watchdogLeaseMillis : leaseMillis;
+		long result = this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
+		if (result > 0) {
+			onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
+			return true;
+		}
+		if (waitNanos == 0) {
+			return false;
+		}
+		boolean interrupted = false;
+		ReleaseSubscriptions.Waiters waiters = this.subscriptions.join(keys);
+		try {
+			for (;;) {
+				if (!interruptible && Thread.interrupted()) {
+					interrupted = true;
+				}
+				// after subscribing, so that a release between the first try and the subscription is not missed
+				result = this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
+				if (result > 0) {
+					onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
+					return true;
+				}
+				long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
+				if (remaining <= 0) {
+					return false;
+				}
+				long holderLease = (result < 0) ? TimeUnit.MILLISECONDS.toNanos(-result)
+						: UNKNOWN_LEASE_RECHECK_NANOS;
+				try {
+					waiters.await(Math.min(remaining, holderLease));
+				}
+				catch (InterruptedException ex) {
+					if (interruptible) {
+						throw ex;
+					}
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			this.subscriptions.leave(waiters);
+			if (interrupted) {
+				thread.interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Releases one hold of the current thread.
+	 */
+	void release(LockKeys keys) {
+		Thread thread = Thread.currentThread();
+		Hold hold = this.holds.get(keys.lockKey(), thread);
+		if (hold == null) {
+			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' (key '" + keys.lockKey()
+					+ "') is not held by the current thread '" + thread.getName() + "'");
+		}
+		long left;
+		try {
+			left = this.commands.release(keys, hold.owner(), hold.count());
+		}
+		catch (RuntimeException ex) {
+			// Unknown whether Redis ran it. Keep the hold while nested holds remain; after the last one the
+			// lease frees the lock, so stop renewing it.
+			if (hold.count() <= 1) {
+				forget(hold);
+			}
+			throw ex;
+		}
+		if (left > 0) {
+			hold.count((int) left);
+			return;
+		}
+		forget(hold);
+		if (left < 0) {
+			throw new LeaseExpiredException(keys.name(), hold.describeLoss());
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Released lock '" + keys.name() + "' after " + Durations.formatMillis(hold.heldForMillis()));
+		}
+	}
+
+	boolean forceRelease(LockKeys keys) {
+		return this.commands.forceRelease(keys);
+	}
+
+	boolean isLocked(LockKeys keys) {
+		return this.commands.exists(keys);
+	}
+
+	int holdCount(LockKeys keys) {
+		return this.commands.holdCount(keys, owner(Thread.currentThread()));
+	}
+
+	long remainingLeaseMillis(LockKeys keys) {
+		return this.commands.remainingLeaseMillis(keys);
+	}
+
+	long fencingToken(LockKeys keys) {
+		Hold hold = this.holds.get(keys.lockKey(), Thread.currentThread());
+		if (hold == null) {
+			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by the current thread "
+					+ "'" + Thread.currentThread().getName() + "', so it has no fencing token");
+		}
+		return hold.token();
+	}
+
+	/** Locks this client's threads hold now. */
+	public int heldCount() {
+		return this.holds.size();
+	}
+
+	/** Locks this client's threads wait for now (each with one subscription). */
+	public int waitedForCount() {
+		return this.subscriptions.channelCount();
+	}
+
+	/** Holds the watchdog renews now. */
+	public int watchdogCount() {
+		return this.watchdog.watchedCount();
+	}
+
+	/** Runs one renewal round now instead of at the next period, for tests. */
+	public void renewNow() {
+		this.watchdog.renewAll();
+	}
+
+	@Override
+	public void close() {
+		this.watchdog.close();
+		this.subscriptions.close();
+	}
+
+	private void onAcquired(LockKeys keys, String owner, Thread thread, long token, long lease,
+			boolean watchdogLease, long start) {
+		Hold hold = this.holds.get(keys.lockKey(), thread);
+		if (hold != null && hold.token() == token) {
+			hold.count(hold.count() + 1);
+		}
+		else {
+			if (hold != null) {
+				// the earlier hold was lost (lease ran out) and this is a fresh acquisition
+				forget(hold);
+			}
+			hold = new Hold(keys, owner, thread, token, lease, watchdogLease);
+			this.holds.add(hold);
+			if (watchdogLease) {
+				this.watchdog.watch(hold);
+			}
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Acquired lock '" + keys.name() + "' (hold " + hold.count() + ", token " + token
+					+ ") in " + Durations.formatMillis((System.nanoTime() - start) / 1_000_000));
+		}
+	}
+
+	private void forget(Hold hold) {
+		this.holds.remove(hold);
+		this.watchdog.unwatch(hold);
+	}
+
+	private int holdCountHere(LockKeys keys, Thread thread) {
+		Hold hold = this.holds.get(keys.lockKey(), thread);
+		return (hold != null) ? hold.count() : 0;
+	}
+
+	private String owner(Thread thread) {
+		return this.clientId + ":" + thread.getId();
+	}
+
+}

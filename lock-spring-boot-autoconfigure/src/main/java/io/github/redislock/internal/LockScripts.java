@@ -1,0 +1,42 @@
+package io.github.redislock.internal;
+
+import java.util.List;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The Lua scripts, loaded once from this package's folder on the classpath (not the root, where an
+ * application's own {@code lock.lua} could shadow them). Each is one {@link DefaultRedisScript} whose SHA1 is
+ * computed once, so Spring Data Redis sends EVALSHA and falls back to EVAL only when Redis lost its script
+ * cache (restart, failover, SCRIPT FLUSH).
+ */
+final class LockScripts {
+
+	/** Acquire or re-enter: the fencing token, or minus the holder's remaining lease. */
+	static final RedisScript<Long> LOCK = load("lock.lua", Long.class);
+
+	/** Release one hold: holds left, 0 when freed, -1 when not held. */
+	static final RedisScript<Long> UNLOCK = load("unlock.lua", Long.class);
+
+	/** Free whoever holds: 1 when freed. */
+	static final RedisScript<Long> FORCE_UNLOCK = load("force-unlock.lua", Long.class);
+
+	/** Renew many watchdog leases of one slot: positions of the locks no longer held. */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> RENEW = load("renew.lua", List.class);
+
+	private LockScripts() {
+	}
+
+	private static <T> RedisScript<T> load(String name, Class<T> resultType) {
+		DefaultRedisScript<T> script = new DefaultRedisScript<>();
+		script.setLocation(new ClassPathResource(name, LockScripts.class));
+		script.setResultType(resultType);
+		// reads the file and computes the SHA1 now, so a missing script fails at class initialisation
+		script.getSha1();
+		return script;
+	}
+
+}

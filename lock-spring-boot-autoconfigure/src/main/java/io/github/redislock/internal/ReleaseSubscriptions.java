@@ -1,0 +1,193 @@
+package io.github.redislock.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.Subscription;
+
+import io.github.redislock.RedisLockException;
+
+/**
+ * Lets threads sleep until a lock they wait for is released. The client subscribes to a lock's release channel
+ * when its first thread starts waiting for it and unsubscribes when its last one stops; all threads waiting
+ * for one lock share the subscription. A release message wakes one of them (FIFO), which tries again; if it
+ * gets the lock, the next release wakes the next one.
+ *
+ * <p>All subscriptions share one pub/sub connection, opened at the first wait and kept open by a channel of
+ * the client's own, so that a burst of contention does not open and close connections. Lettuce confirms each
+ * SUBSCRIBE before returning and re-subscribes by itself after a reconnect.
+ */
+final class ReleaseSubscriptions implements MessageListener {
+
+	private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final byte[] clientChannel;
+
+	private final Map<String, Waiters> waitersByChannel = new ConcurrentHashMap<>();
+
+	private RedisConnection connection;
+
+	private boolean closed;
+
+	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String clientChannel) {
+		this.connectionFactory = connectionFactory;
+		this.clientChannel = clientChannel.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Registers the calling thread as a waiter on the lock; returns once its release channel is subscribed, so
+	 * that a release after this call cannot be missed. Pair with {@link #leave(Waiters)}.
+	 */
+	Waiters join(LockKeys keys) {
+		for (;;) {
+			Waiters waiters = this.waitersByChannel.computeIfAbsent(keys.channel(), Waiters::new);
+			synchronized (waiters) {
+				if (waiters.removed) {
+					continue;
+				}
+				if (waiters.count == 0) {
+					subscribe(keys, waiters);
+				}
+				waiters.count++;
+				return waiters;
+			}
+		}
+	}
+
+	/** Unregisters a waiter; the last one out unsubscribes and drops the lock's entry. */
+	void leave(Waiters waiters) {
+		synchronized (waiters) {
+			if (--waiters.count > 0) {
+				return;
+			}
+			waiters.removed = true;
+			this.waitersByChannel.remove(waiters.channel, waiters);
+			unsubscribe(waiters);
+		}
+	}
+
+	@Override
+	public void onMessage(Message message, byte[] pattern) {
+		Waiters waiters = this.waitersByChannel.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+		if (waiters != null) {
+			waiters.wakeOne();
+		}
+	}
+
+	/** How many locks have waiters on this client now. */
+	int channelCount() {
+		return this.waitersByChannel.size();
+	}
+
+	synchronized void close() {
+		this.closed = true;
+		if (this.connection != null) {
+			try {
+				this.connection.close();
+			}
+			catch (DataAccessException ex) {
+				logger.debug("Could not close the pub/sub connection cleanly", ex);
+			}
+			this.connection = null;
+		}
+	}
+
+	private void subscribe(LockKeys keys, Waiters waiters) {
+		try {
+			subscription().subscribe(waiters.channelBytes);
+			waiters.removed = false;
+		}
+		catch (DataAccessException | IllegalStateException ex) {
+			this.waitersByChannel.remove(waiters.channel, waiters);
+			waiters.removed = true;
+			throw new RedisLockException("Could not wait for lock '" + keys.name() + "' (key '" + keys.lockKey()
+					+ "'): subscribing to '" + keys.channel() + "' failed: " + ex.getMessage(), ex);
+		}
+	}
+
+	private void unsubscribe(Waiters waiters) {
+		Subscription subscription = currentSubscription();
+		if (subscription == null) {
+			return;
+		}
+		try {
+			subscription.unsubscribe(waiters.channelBytes);
+		}
+		catch (DataAccessException | IllegalStateException ex) {
+			// The connection is broken; Lettuce would re-subscribe this channel on reconnect, which costs a
+			// little traffic until the connection is replaced, but no correctness.
+			logger.debug("Could not unsubscribe from " + waiters.channel, ex);
+		}
+	}
+
+	private synchronized Subscription currentSubscription() {
+		return (this.connection != null) ? this.connection.getSubscription() : null;
+	}
+
+	private synchronized Subscription subscription() {
+		if (this.closed) {
+			throw new IllegalStateException("The lock client is closed");
+		}
+		Subscription subscription = currentSubscription();
+		if (subscription != null && subscription.isAlive()) {
+			return subscription;
+		}
+		if (this.connection != null) {
+			this.connection.close();
+		}
+		this.connection = this.connectionFactory.getConnection();
+		this.connection.subscribe(this, this.clientChannel);
+		return this.connection.getSubscription();
+	}
+
+	/** The threads of this client waiting for one lock. */
+	static final class Waiters {
+
+		private final String channel;
+
+		private final byte[] channelBytes;
+
+		// fair: the thread waiting longest is woken first
+		private final Semaphore wakeUps = new Semaphore(0, true);
+
+		private int count;
+
+		private boolean removed;
+
+		private Waiters(String channel) {
+			this.channel = channel;
+			this.channelBytes = channel.getBytes(StandardCharsets.UTF_8);
+		}
+
+		/**
+		 * Sleeps until a release is announced or the time is up.
+		 * @return whether a release woke this thread
+		 */
+		boolean await(long nanos) throws InterruptedException {
+			return this.wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+		}
+
+		// One pending wake-up is enough: whoever takes it tries the lock again, and a release that finds a
+		// wake-up still pending has nobody asleep to wake.
+		private void wakeOne() {
+			if (this.wakeUps.availablePermits() == 0) {
+				this.wakeUps.release();
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,366 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+class RedisLockTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private LockTestClients clients;
+
+	private RedisLockClient client;
+
+	private StringRedisTemplate redisTemplate;
+
+	@BeforeEach
+	void createClient() {
+		this.clients = new LockTestClients(redis);
+		this.client = this.clients.newClient();
+		this.redisTemplate = this.clients.newTemplate();
+	}
+
+	@AfterEach
+	void closeClients() throws Exception {
+		this.clients.close();
+	}
+
+	@Test
+	void lockAndUnlockLeaveNoKeyBehind() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		assertThat(this.redisTemplate.hasKey("lock:{" + lock.getName() + "}")).isTrue();
+		assertThat(lock.isLocked()).isTrue();
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		lock.unlock();
+		assertThat(this.redisTemplate.hasKey("lock:{" + lock.getName() + "}")).isFalse();
+		assertThat(lock.isLocked()).isFalse();
+		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+		assertThat(LockTestClients.engine(this.client).watchdogCount()).isZero();
+	}
+
+	@Test
+	void lockIsAHashOfOwnerToHoldCountWithAMillisecondLease() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock(Duration.ofMillis(12_345));
+		String key = "lock:{" + lock.getName() + "}";
+		assertThat(this.redisTemplate.type(key).code()).isEqualTo("hash");
+		java.util.Map<String, String> fields = this.redisTemplate.<String, String>opsForHash().entries(key);
+		assertThat(fields).hasSize(2).containsEntry("token", Long.toString(lock.fencingToken()));
+		fields.remove("token");
+		assertThat(fields.keySet().iterator().next()).matches("[0-9a-f-]{36}:" + Thread.currentThread().getId());
+		assertThat(fields.values()).containsExactly("1");
+		assertThat(this.redisTemplate.getExpire(key, TimeUnit.MILLISECONDS)).isBetween(10_000L, 12_345L);
+		lock.unlock();
+	}
+
+	@Test
+	void reentrantHoldsAreCountedAndTheKeyGoesOnlyAfterTheLastUnlock() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		assertThat(lock.tryLock()).isTrue();
+		lock.lock(Duration.ofSeconds(5));
+		assertThat(lock.getHoldCount()).isEqualTo(3);
+		lock.unlock();
+		lock.unlock();
+		assertThat(lock.getHoldCount()).isEqualTo(1);
+		assertThat(lock.isLocked()).isTrue();
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+		assertThat(lock.getHoldCount()).isZero();
+	}
+
+	@Test
+	void uncontendedAcquireAndReleaseAreOneRoundTripEach() {
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = recordCommands(factory);
+		RedisLockClient counted = RedisLockClient.builder(factory).build();
+		try {
+			RedisLock lock = counted.getLock(LockTestClients.uniqueName());
+			lock.lock();
+			lock.unlock();
+			commands.clear();
+			lock.lock();
+			assertThat(commands).containsExactly("EVALSHA");
+			commands.clear();
+			lock.unlock();
+			assertThat(commands).containsExactly("EVALSHA");
+		}
+		finally {
+			counted.close();
+		}
+	}
+
+	@Test
+	void tryLockGivesUpNoEarlierThanTheWaitTimeAndNotMuchLater() throws Exception {
+		String name = LockTestClients.uniqueName();
+		this.client.getLock(name).lock();
+		RedisLock contender = this.clients.newClient().getLock(name);
+		Duration waitTime = Duration.ofMillis(400);
+		long start = System.nanoTime();
+		boolean acquired = contender.tryLock(waitTime, null);
+		Duration waited = Duration.ofNanos(System.nanoTime() - start);
+		assertThat(acquired).isFalse();
+		assertThat(waited).isGreaterThanOrEqualTo(waitTime).isLessThan(waitTime.plusMillis(300));
+		assertThat(contender.isHeldByCurrentThread()).isFalse();
+	}
+
+	@Test
+	void tryLockWithoutWaitFailsAtOnceWhenAnotherClientHoldsTheLock() {
+		String name = LockTestClients.uniqueName();
+		this.client.getLock(name).lock();
+		RedisLock contender = this.clients.newClient().getLock(name);
+		assertThat(contender.tryLock()).isFalse();
+		assertThat(LockTestClients.engine(this.client).waitedForCount()).isZero();
+	}
+
+	@Test
+	void waiterAcquiresPromptlyAfterReleaseLongBeforeTheLeaseEnds() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.client.getLock(name);
+		holder.lock(Duration.ofSeconds(30));
+		RedisLockClient other = this.clients.newClient();
+		AtomicLong acquiredAt = new AtomicLong();
+		CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+			RedisLock lock = other.getLock(name);
+			try {
+				boolean acquired = lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(5));
+				acquiredAt.set(System.nanoTime());
+				lock.unlock();
+				return acquired;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitedForCount() == 1);
+		long releasedAt = System.nanoTime();
+		holder.unlock();
+		assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(Duration.ofNanos(acquiredAt.get() - releasedAt)).isLessThan(Duration.ofSeconds(1));
+		await().atMost(Duration.ofSeconds(2)).until(() -> LockTestClients.engine(other).waitedForCount() == 0);
+	}
+
+	@Test
+	void expiredLeaseLetsAnotherClientInAndTheFirstHoldersUnlockReportsTheExpiry() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock first = this.client.getLock(name);
+		first.lock(Duration.ofMillis(200));
+		RedisLock second = this.clients.newClient().getLock(name);
+		assertThat(second.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(5))).isTrue();
+		assertThat(first.isHeldByCurrentThread()).isFalse();
+		assertThatThrownBy(first::unlock).isInstanceOf(LeaseExpiredException.class)
+			.hasMessageContaining("'" + name + "'")
+			.hasMessageContaining("its lease of 200ms ran out")
+			.hasMessageContaining("acquired by this thread");
+		assertThat(second.isHeldByCurrentThread()).isTrue();
+		second.unlock();
+	}
+
+	@Test
+	void unlockByAThreadThatDoesNotHoldTheLockIsRejected() throws Exception {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+			.isNotInstanceOf(LeaseExpiredException.class)
+			.hasMessageContaining(lock.getName());
+		lock.lock();
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		Thread other = new Thread(() -> {
+			try {
+				lock.unlock();
+			}
+			catch (Throwable ex) {
+				failure.set(ex);
+			}
+		});
+		other.start();
+		other.join();
+		assertThat(failure.get()).isInstanceOf(IllegalMonitorStateException.class);
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		lock.unlock();
+		assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+	}
+
+	@Test
+	void forceUnlockFreesTheLockAndWakesAWaiter() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.client.getLock(name);
+		holder.lock();
+		RedisLockClient other = this.clients.newClient();
+		CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+			RedisLock lock = other.getLock(name);
+			try {
+				boolean acquired = lock.tryLock(Duration.ofSeconds(20), null);
+				lock.unlock();
+				return acquired;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitedForCount() == 1);
+		assertThat(this.clients.newClient().getLock(name).forceUnlock()).isTrue();
+		assertThat(waiter.get(2, TimeUnit.SECONDS)).isTrue();
+		assertThatThrownBy(holder::unlock).isInstanceOf(LeaseExpiredException.class)
+			.hasMessageContaining("force-unlocked");
+		assertThat(holder.forceUnlock()).isFalse();
+	}
+
+	@Test
+	void interruptWhileWaitingLeavesNothingHeldSubscribedOrQueued() throws Exception {
+		String name = LockTestClients.uniqueName();
+		this.client.getLock(name).lock();
+		RedisLockClient other = this.clients.newClient();
+		AtomicReference<Throwable> outcome = new AtomicReference<>();
+		CountDownLatch done = new CountDownLatch(1);
+		Thread waiter = new Thread(() -> {
+			try {
+				other.getLock(name).lockInterruptibly();
+				outcome.set(new AssertionError("acquired"));
+			}
+			catch (Throwable ex) {
+				outcome.set(ex);
+			}
+			done.countDown();
+		});
+		waiter.start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitedForCount() == 1);
+		waiter.interrupt();
+		assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+		assertThat(LockTestClients.engine(other).waitedForCount()).isZero();
+		assertThat(LockTestClients.engine(other).heldCount()).isZero();
+		assertThat(redis.command("PUBSUB", "NUMSUB", "lock:{" + name + "}:released")).endsWith("\n0");
+	}
+
+	@Test
+	void alreadyInterruptedThreadIsRefusedByLockInterruptiblyButNotByLock() throws Exception {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		Thread.currentThread().interrupt();
+		assertThatThrownBy(lock::lockInterruptibly).isInstanceOf(InterruptedException.class);
+		assertThat(lock.isLocked()).isFalse();
+		Thread.currentThread().interrupt();
+		lock.lock();
+		assertThat(Thread.interrupted()).isTrue();
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		lock.unlock();
+	}
+
+	@Test
+	void fencingTokensIncreaseAcrossOwnersAndStayFixedAcrossReentry() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock lock = this.client.getLock(name);
+		RedisLock other = this.clients.newClient().getLock(name);
+		List<Long> tokens = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			RedisLock owner = (i % 2 == 0) ? lock : other;
+			owner.lock();
+			long token = owner.fencingToken();
+			owner.lock();
+			assertThat(owner.fencingToken()).isEqualTo(token);
+			owner.unlock();
+			owner.unlock();
+			tokens.add(token);
+		}
+		assertThat(tokens).isSorted().doesNotHaveDuplicates();
+		assertThatThrownBy(lock::fencingToken).isInstanceOf(IllegalMonitorStateException.class)
+			.hasMessageContaining("not held");
+	}
+
+	@Test
+	void remainingLeaseIsZeroWhenFreeAndTheHoldersLeaseOtherwise() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		assertThat(lock.remainingLease()).isZero();
+		lock.lock(Duration.ofSeconds(10));
+		assertThat(lock.remainingLease()).isBetween(Duration.ofSeconds(8), Duration.ofSeconds(10));
+		lock.unlock();
+	}
+
+	@Test
+	void withLockRunsTheActionUnderTheLockAndReleasesItAlsoOnFailure() {
+		String name = LockTestClients.uniqueName();
+		String result = this.client.withLock(name, Duration.ZERO, null,
+				() -> this.client.getLock(name).isHeldByCurrentThread() ? "held" : "not held");
+		assertThat(result).isEqualTo("held");
+		assertThat(this.client.getLock(name).isLocked()).isFalse();
+		assertThatThrownBy(() -> this.client.withLock(name, Duration.ZERO, Duration.ofSeconds(5), () -> {
+			throw new IllegalStateException("boom");
+		})).hasMessage("boom");
+		assertThat(this.client.getLock(name).isLocked()).isFalse();
+	}
+
+	@Test
+	void withLockThrowsLockNotAcquiredExceptionNamingTheLockAndTheWait() {
+		String name = LockTestClients.uniqueName();
+		this.clients.newClient().getLock(name).lock();
+		assertThatThrownBy(() -> this.client.withLock(name, Duration.ofMillis(50), null, () -> {
+		})).isInstanceOfSatisfying(LockNotAcquiredException.class, (ex) -> {
+			assertThat(ex.getLockName()).isEqualTo(name);
+			assertThat(ex.getWaitTime()).isEqualTo(Duration.ofMillis(50));
+		}).hasMessage("Could not acquire lock '" + name + "' within 50ms: another holder kept it");
+	}
+
+	@Test
+	void badNamesAndDurationsAreRejectedWithMessagesNamingThem() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock(null)).withMessageContaining("null");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("  "))
+			.withMessageContaining("blank");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("a{b}"))
+			.withMessageContaining("'a{b}'")
+			.withMessageContaining("hash tag");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("x".repeat(2000)))
+			.withMessageContaining("at most 1024");
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		assertThatIllegalArgumentException().isThrownBy(() -> lock.lock(Duration.ZERO))
+			.withMessageContaining("leaseTime of lock '" + lock.getName() + "'");
+		assertThatIllegalArgumentException().isThrownBy(() -> lock.tryLock(Duration.ofSeconds(-1), null))
+			.withMessageContaining("waitTime")
+			.withMessageContaining("negative");
+		assertThatIllegalArgumentException().isThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofMillis(-5)))
+			.withMessageContaining("leaseTime");
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void newConditionIsUnsupportedAndSaysWhy() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class)
+			.hasMessageContaining("does not support conditions");
+	}
+
+	private static List<String> recordCommands(LettuceConnectionFactory factory) {
+		List<String> commands = new java.util.concurrent.CopyOnWriteArrayList<>();
+		((AbstractRedisClient) factory.getNativeClient()).addListener(new CommandListener() {
+			@Override
+			public void commandStarted(CommandStartedEvent event) {
+				commands.add(event.getCommand().getType().toString());
+			}
+		});
+		return commands;
+	}
+
+}

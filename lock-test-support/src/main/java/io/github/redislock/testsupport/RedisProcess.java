@@ -1,0 +1,232 @@
+package io.github.redislock.testsupport;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code redis-server} child process on a free loopback port, owned by the test that started it. It keeps
+ * nothing on disk, so a restart comes back empty, as a server without persistence would.
+ */
+final class RedisProcess implements RedisServer {
+
+	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
+
+	private final String executable;
+
+	private final int port;
+
+	private final List<String> extraArguments;
+
+	private final Path directory;
+
+	private Process process;
+
+	private boolean paused;
+
+	private RedisProcess(String executable, int port, List<String> extraArguments, Path directory) {
+		this.executable = executable;
+		this.port = port;
+		this.extraArguments = extraArguments;
+		this.directory = directory;
+	}
+
+	static boolean isInstalled() {
+		return findExecutable() != null;
+	}
+
+	static RedisProcess start(String... extraArguments) {
+		String executable = findExecutable();
+		if (executable == null) {
+			throw new IllegalStateException("No 'redis-server' on the PATH (or in REDIS_SERVER); install Redis, "
+					+ "e.g. 'sudo apt-get install -y redis-server'");
+		}
+		IllegalStateException lastFailure = null;
+		// A free port can be taken by someone else between probing and binding; try a few.
+		for (int attempt = 0; attempt < 5; attempt++) {
+			try {
+				Path directory = Files.createTempDirectory("redis-lock-test-");
+				RedisProcess server = new RedisProcess(executable, freePort(), List.of(extraArguments), directory);
+				server.start();
+				return server;
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			catch (IllegalStateException ex) {
+				lastFailure = ex;
+			}
+		}
+		throw lastFailure;
+	}
+
+	@Override
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	@Override
+	public int port() {
+		return this.port;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.process != null && this.process.isAlive()) {
+			return;
+		}
+		List<String> command = new ArrayList<>(List.of(this.executable, "--port", String.valueOf(this.port),
+				"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
+				"--daemonize", "no", "--dir", this.directory.toString()));
+		command.addAll(this.extraArguments);
+		try {
+			this.process = new ProcessBuilder(command).redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.directory.resolve("redis.log").toFile()))
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start " + command, ex);
+		}
+		this.paused = false;
+		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!this.process.isAlive()) {
+				throw new IllegalStateException("redis-server on port " + this.port + " exited at start-up: " + log());
+			}
+			try {
+				if ("PONG".equals(RespCommand.send(host(), this.port, "PING"))) {
+					return;
+				}
+			}
+			catch (RuntimeException notYetListening) {
+				// expected until the server listens
+			}
+			try {
+				this.process.waitFor(10, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while starting redis-server", ex);
+			}
+		}
+		this.process.destroyForcibly();
+		throw new IllegalStateException("redis-server on port " + this.port + " did not answer PING within "
+				+ STARTUP_TIMEOUT + ": " + log());
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.process == null) {
+			return;
+		}
+		if (this.paused) {
+			signal("CONT");
+		}
+		this.process.destroyForcibly();
+		try {
+			this.process.waitFor();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.process = null;
+		this.paused = false;
+	}
+
+	@Override
+	public synchronized void pause() {
+		if (this.process == null || this.paused) {
+			throw new IllegalStateException("redis-server on port " + this.port + " is not running");
+		}
+		signal("STOP");
+		this.paused = true;
+	}
+
+	@Override
+	public synchronized void resume() {
+		if (this.paused) {
+			signal("CONT");
+			this.paused = false;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.process != null && this.process.isAlive() && !this.paused;
+	}
+
+	@Override
+	public synchronized void close() {
+		stop();
+		try (var files = Files.walk(this.directory)) {
+			files.sorted((a, b) -> b.compareTo(a)).map(Path::toFile).forEach(File::delete);
+		}
+		catch (IOException ex) {
+			// a leftover temp directory is harmless
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "redis-server process on " + host() + ":" + this.port;
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(this.process.pid())).start();
+			if (kill.waitFor() != 0) {
+				throw new IllegalStateException("kill -" + signal + " failed for redis-server " + this.process.pid());
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private String log() {
+		try {
+			return Files.readString(this.directory.resolve("redis.log"));
+		}
+		catch (IOException ex) {
+			return "(no log)";
+		}
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+	}
+
+	private static String findExecutable() {
+		String configured = System.getenv("REDIS_SERVER");
+		if (configured != null && Files.isExecutable(Paths.get(configured))) {
+			return configured;
+		}
+		String path = System.getenv().getOrDefault("PATH", "");
+		List<String> candidates = new ArrayList<>(Arrays.asList(path.split(File.pathSeparator)));
+		candidates.addAll(List.of("/usr/bin", "/usr/local/bin", "/usr/sbin", "/opt/homebrew/bin"));
+		for (String dir : candidates) {
+			Path candidate = Paths.get(dir, "redis-server");
+			if (Files.isExecutable(candidate)) {
+				return candidate.toString();
+			}
+		}
+		return null;
+	}
+
+}

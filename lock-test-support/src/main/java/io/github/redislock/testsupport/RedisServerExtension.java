@@ -1,0 +1,113 @@
+package io.github.redislock.testsupport;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * Gives a test class its own real Redis (see {@link RedisServers}). Register it in a static field to share
+ * one server across the class, or in an instance field for a fresh server per test:
+ *
+ * <pre class="code">
+ * &#64;RegisterExtension
+ * static final RedisServerExtension redis = new RedisServerExtension();
+ * </pre>
+ *
+ * After every test the server is brought back to running if the test stopped or paused it, so one fault
+ * test cannot break the next.
+ */
+public final class RedisServerExtension
+		implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
+
+	private final String[] extraArguments;
+
+	private RedisServer server;
+
+	private boolean perTest;
+
+	/**
+	 * Creates an extension whose server is started with the given extra arguments.
+	 * @param extraArguments extra {@code redis-server} arguments, e.g. {@code "--requirepass", "secret"}
+	 */
+	public RedisServerExtension(String... extraArguments) {
+		this.extraArguments = extraArguments;
+	}
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		this.server = RedisServers.start(this.extraArguments);
+	}
+
+	@Override
+	public void beforeEach(ExtensionContext context) {
+		if (this.server == null) {
+			this.perTest = true;
+			this.server = RedisServers.start(this.extraArguments);
+		}
+	}
+
+	@Override
+	public void afterEach(ExtensionContext context) {
+		if (this.perTest) {
+			close();
+			return;
+		}
+		this.server.resume();
+		this.server.start();
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
+	}
+
+	/** The running server. */
+	public RedisServer server() {
+		if (this.server == null) {
+			throw new IllegalStateException("The Redis server starts before the first test; use it from a test");
+		}
+		return this.server;
+	}
+
+	/**
+	 * A new, started Lettuce connection factory for this server, with a short command timeout so that a test
+	 * against a stopped server fails quickly. The caller destroys it.
+	 */
+	public LettuceConnectionFactory newConnectionFactory() {
+		return newConnectionFactory(Duration.ofSeconds(2));
+	}
+
+	/**
+	 * A new, started Lettuce connection factory for this server. The caller destroys it.
+	 * @param commandTimeout how long a command may take before it fails
+	 */
+	public LettuceConnectionFactory newConnectionFactory(Duration commandTimeout) {
+		RedisStandaloneConfiguration standalone = new RedisStandaloneConfiguration(server().host(), server().port());
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(standalone, client);
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/** Sends one command to the server and returns the raw reply (arrays one element per line). */
+	public String command(String... args) {
+		return server().command(args);
+	}
+
+	private void close() {
+		if (this.server != null) {
+			this.server.close();
+			this.server = null;
+		}
+	}
+
+}

@@ -1,0 +1,39 @@
+package io.github.redislock.testsupport;
+
+import java.util.Locale;
+
+/**
+ * Chooses how a test gets its Redis: a Testcontainers container when a Docker engine answers, otherwise a
+ * {@code redis-server} child process on a free loopback port. Set the environment variable
+ * {@code REDIS_LOCK_TEST_REDIS} to {@code process} or {@code container} to force one.
+ *
+ * <p>When neither can be had the test fails with a message that says what to install; it never skips.
+ */
+public final class RedisServers {
+
+	private RedisServers() {
+	}
+
+	/**
+	 * Starts a new server owned by the caller.
+	 * @param extraArguments extra {@code redis-server} arguments such as {@code "--requirepass", "secret"}
+	 * @return a running server
+	 */
+	public static RedisServer start(String... extraArguments) {
+		String forced = System.getenv().getOrDefault("REDIS_LOCK_TEST_REDIS", "").toLowerCase(Locale.ROOT);
+		if (forced.equals("process")) {
+			return RedisProcess.start(extraArguments);
+		}
+		if (forced.equals("container") || RedisContainer.isDockerAvailable()) {
+			return RedisContainer.start(extraArguments);
+		}
+		if (RedisProcess.isInstalled()) {
+			return RedisProcess.start(extraArguments);
+		}
+		throw new IllegalStateException("""
+				These tests need a real Redis, but neither a Docker engine nor a 'redis-server' executable was found.
+				Install Redis (Debian/Ubuntu: 'sudo apt-get install -y redis-server', macOS: 'brew install redis'),
+				or put redis-server on the PATH, or set REDIS_SERVER to its path, or start a Docker engine.""");
+	}
+
+}

@@ -135,7 +135,7 @@ class RedisLockTests {
 		this.client.getLock(name).lock();
 		RedisLock contender = this.clients.newClient().getLock(name);
 		assertThat(contender.tryLock()).isFalse();
-		assertThat(LockTestClients.engine(this.client).waitedForCount()).isZero();
+		assertThat(LockTestClients.engine(this.client).subscribedCount()).isZero();
 	}
 
 	@Test
@@ -157,12 +157,12 @@ class RedisLockTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitedForCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
 		long releasedAt = System.nanoTime();
 		holder.unlock();
 		assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
 		assertThat(Duration.ofNanos(acquiredAt.get() - releasedAt)).isLessThan(Duration.ofSeconds(1));
-		await().atMost(Duration.ofSeconds(2)).until(() -> LockTestClients.engine(other).waitedForCount() == 0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).subscribedCount() == 0);
 	}
 
 	@Test
@@ -222,7 +222,7 @@ class RedisLockTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitedForCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
 		assertThat(this.clients.newClient().getLock(name).forceUnlock()).isTrue();
 		assertThat(waiter.get(2, TimeUnit.SECONDS)).isTrue();
 		assertThatThrownBy(holder::unlock).isInstanceOf(LeaseExpiredException.class)
@@ -248,12 +248,13 @@ class RedisLockTests {
 			done.countDown();
 		});
 		waiter.start();
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitedForCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
 		waiter.interrupt();
 		assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
 		assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
-		assertThat(LockTestClients.engine(other).waitedForCount()).isZero();
+		assertThat(LockTestClients.engine(other).waitingThreadCount()).isZero();
 		assertThat(LockTestClients.engine(other).heldCount()).isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).subscribedCount() == 0);
 		assertThat(redis.command("PUBSUB", "NUMSUB", "lock:{" + name + "}:released")).endsWith("\n0");
 	}
 

@@ -22,6 +22,9 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	/** Longest accepted lock name; longer ones are almost always a whole object rendered into a key by mistake. */
 	static final int MAX_NAME_LENGTH = 1024;
 
+	/** How long a lock's release subscription outlives its last waiter, for the next burst of contention. */
+	static final Duration SUBSCRIPTION_GRACE_PERIOD = Duration.ofSeconds(1);
+
 	private static final boolean lettucePresent = ClassUtils.isPresent(
 			"org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
 			DefaultRedisLockClient.class.getClassLoader())
@@ -40,7 +43,7 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 		LockCommands commands = new LockCommands(redisTemplate);
 		Holds holds = new Holds();
 		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory,
-				keyPrefix + "client:" + this.clientId);
+				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis());
 		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
 				isCluster(connectionFactory));
 		this.engine = new LockEngine(this.clientId, commands, holds, subscriptions, watchdog,

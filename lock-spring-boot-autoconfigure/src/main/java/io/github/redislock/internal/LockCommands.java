@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.RedisLockException;
@@ -140,7 +139,8 @@ final class LockCommands {
 		try {
 			return command.get();
 		}
-		catch (DataAccessException ex) {
+		catch (RuntimeException ex) {
+			// DataAccessException mostly; Lettuce's own exceptions escape translation on some paths
 			throw new RedisLockException("Could not " + operation + " lock '" + keys.name() + "' (key '"
 					+ keys.lockKey() + "'): " + ex.getMessage(), ex);
 		}

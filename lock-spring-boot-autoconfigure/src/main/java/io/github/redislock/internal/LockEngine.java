@@ -167,9 +167,14 @@ public final class LockEngine implements AutoCloseable {
 		return this.holds.size();
 	}
 
-	/** Locks this client's threads wait for now (each with one subscription). */
-	public int waitedForCount() {
+	/** Locks this client is subscribed to: waited for now, or within the last second. */
+	public int subscribedCount() {
 		return this.subscriptions.channelCount();
+	}
+
+	/** Threads of this client waiting for a lock now. */
+	public int waitingThreadCount() {
+		return this.subscriptions.waitingThreadCount();
 	}
 
 	/** Holds the watchdog renews now. */

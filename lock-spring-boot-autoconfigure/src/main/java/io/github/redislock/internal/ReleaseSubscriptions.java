@@ -3,8 +3,12 @@ package io.github.redislock.internal;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -27,10 +31,16 @@ import io.github.redislock.RedisLockException;
  * <p>All subscriptions share one pub/sub connection, opened at the first wait and kept open by a channel of
  * the client's own, so that a burst of contention does not open and close connections. Lettuce confirms each
  * SUBSCRIBE before returning and re-subscribes by itself after a reconnect.
+ *
+ * <p>A lock's subscription is dropped by a background thread once nobody has waited for it for a short grace
+ * period: the last waiter does not pay for an UNSUBSCRIBE round trip (which would stretch its wait when Redis
+ * is slow), and a lock that is contended again soon keeps its subscription.
  */
 final class ReleaseSubscriptions implements MessageListener {
 
 	private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
+
+	private static final AtomicInteger threadCount = new AtomicInteger();
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -38,13 +48,23 @@ final class ReleaseSubscriptions implements MessageListener {
 
 	private final Map<String, Waiters> waitersByChannel = new ConcurrentHashMap<>();
 
+	private final ScheduledExecutorService janitor;
+
+	private final long gracePeriodMillis;
+
 	private RedisConnection connection;
 
 	private boolean closed;
 
-	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String clientChannel) {
+	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String clientChannel, long gracePeriodMillis) {
 		this.connectionFactory = connectionFactory;
 		this.clientChannel = clientChannel.getBytes(StandardCharsets.UTF_8);
+		this.gracePeriodMillis = gracePeriodMillis;
+		this.janitor = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "redis-lock-unsubscribe-" + threadCount.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
 	}
 
 	/**
@@ -58,7 +78,7 @@ final class ReleaseSubscriptions implements MessageListener {
 				if (waiters.removed) {
 					continue;
 				}
-				if (waiters.count == 0) {
+				if (!waiters.subscribed) {
 					subscribe(keys, waiters);
 				}
 				waiters.count++;
@@ -67,10 +87,26 @@ final class ReleaseSubscriptions implements MessageListener {
 		}
 	}
 
-	/** Unregisters a waiter; the last one out unsubscribes and drops the lock's entry. */
+	/** Unregisters a waiter; after the last one, the subscription goes once the grace period passes idle. */
 	void leave(Waiters waiters) {
 		synchronized (waiters) {
 			if (--waiters.count > 0) {
+				return;
+			}
+			long idleSince = ++waiters.idleGeneration;
+			try {
+				this.janitor.schedule(() -> dropIfStillIdle(waiters, idleSince), this.gracePeriodMillis,
+						TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException closed) {
+				dropIfStillIdle(waiters, idleSince);
+			}
+		}
+	}
+
+	private void dropIfStillIdle(Waiters waiters, long idleSince) {
+		synchronized (waiters) {
+			if (waiters.count > 0 || waiters.removed || waiters.idleGeneration != idleSince) {
 				return;
 			}
 			waiters.removed = true;
@@ -87,13 +123,25 @@ final class ReleaseSubscriptions implements MessageListener {
 		}
 	}
 
-	/** How many locks have waiters on this client now. */
+	/** How many locks this client has subscribed to, for waiters now or within the grace period. */
 	int channelCount() {
 		return this.waitersByChannel.size();
 	}
 
+	/** How many threads of this client wait for a lock now. */
+	int waitingThreadCount() {
+		int waiting = 0;
+		for (Waiters waiters : this.waitersByChannel.values()) {
+			synchronized (waiters) {
+				waiting += waiters.count;
+			}
+		}
+		return waiting;
+	}
+
 	synchronized void close() {
 		this.closed = true;
+		this.janitor.shutdownNow();
 		if (this.connection != null) {
 			try {
 				this.connection.close();
@@ -108,9 +156,9 @@ final class ReleaseSubscriptions implements MessageListener {
 	private void subscribe(LockKeys keys, Waiters waiters) {
 		try {
 			subscription().subscribe(waiters.channelBytes);
-			waiters.removed = false;
+			waiters.subscribed = true;
 		}
-		catch (DataAccessException | IllegalStateException ex) {
+		catch (RuntimeException ex) {
 			this.waitersByChannel.remove(waiters.channel, waiters);
 			waiters.removed = true;
 			throw new RedisLockException("Could not wait for lock '" + keys.name() + "' (key '" + keys.lockKey()
@@ -126,7 +174,7 @@ final class ReleaseSubscriptions implements MessageListener {
 		try {
 			subscription.unsubscribe(waiters.channelBytes);
 		}
-		catch (DataAccessException | IllegalStateException ex) {
+		catch (RuntimeException ex) {
 			// The connection is broken; Lettuce would re-subscribe this channel on reconnect, which costs a
 			// little traffic until the connection is replaced, but no correctness.
 			logger.debug("Could not unsubscribe from " + waiters.channel, ex);
@@ -165,7 +213,12 @@ final class ReleaseSubscriptions implements MessageListener {
 
 		private int count;
 
+		private boolean subscribed;
+
 		private boolean removed;
+
+		// changes each time the last waiter leaves, so a drop scheduled then is void once a waiter came back
+		private long idleGeneration;
 
 		private Waiters(String channel) {
 			this.channel = channel;

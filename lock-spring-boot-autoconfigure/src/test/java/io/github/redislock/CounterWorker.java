@@ -1,0 +1,55 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * A separate JVM for {@link MutualExclusionTests}: several threads increment a Redis counter under one lock and
+ * the process prints how many times they acquired it.
+ */
+public final class CounterWorker {
+
+	private CounterWorker() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		String host = args[0];
+		int port = Integer.parseInt(args[1]);
+		String lockName = args[2];
+		String counter = args[3];
+		int threads = Integer.parseInt(args[4]);
+		int iterations = Integer.parseInt(args[5]);
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		StringRedisTemplate redisTemplate = new StringRedisTemplate(factory);
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try (RedisLockClient client = RedisLockClient.builder(redisTemplate).build()) {
+			List<Future<Integer>> results = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				results.add(pool.submit(() -> MutualExclusionTests.incrementUnderLock(client.getLock(lockName),
+						redisTemplate, counter, iterations)));
+			}
+			int acquired = 0;
+			for (Future<Integer> result : results) {
+				acquired += result.get();
+			}
+			System.out.println("acquired=" + acquired);
+		}
+		finally {
+			pool.shutdownNow();
+			factory.destroy();
+		}
+	}
+
+}

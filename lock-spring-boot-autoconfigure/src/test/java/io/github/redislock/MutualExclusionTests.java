@@ -1,0 +1,123 @@
+package io.github.redislock;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Mutual exclusion proven the way a user would see it fail: a read-modify-write of a Redis counter that is not
+ * atomic on its own loses increments as soon as two holders overlap.
+ */
+class MutualExclusionTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private LockTestClients clients;
+
+	@BeforeEach
+	void createClients() {
+		this.clients = new LockTestClients(redis);
+	}
+
+	@AfterEach
+	void closeClients() throws Exception {
+		this.clients.close();
+	}
+
+	@Test
+	void eightThreadsOnEachOfTwoClientsNeverOverlap() throws Exception {
+		String name = LockTestClients.uniqueName();
+		String counter = "counter:" + name;
+		int iterations = 40;
+		List<RedisLockClient> lockClients = List.of(this.clients.newClient(), this.clients.newClient());
+		ExecutorService threads = Executors.newFixedThreadPool(16);
+		List<Future<Integer>> acquisitions = new ArrayList<>();
+		try {
+			for (RedisLockClient client : lockClients) {
+				StringRedisTemplate redisTemplate = this.clients.newTemplate();
+				for (int t = 0; t < 8; t++) {
+					acquisitions.add(threads.submit(() -> incrementUnderLock(client.getLock(name), redisTemplate,
+							counter, iterations)));
+				}
+			}
+			int total = 0;
+			for (Future<Integer> acquired : acquisitions) {
+				total += acquired.get(60, TimeUnit.SECONDS);
+			}
+			assertThat(total).isEqualTo(2 * 8 * iterations);
+			assertThat(this.clients.newTemplate().opsForValue().get(counter)).isEqualTo(Integer.toString(total));
+			assertThat(lockClients.get(0).getLock(name).isLocked()).isFalse();
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	@Test
+	void twoJvmProcessesNeverOverlap() throws Exception {
+		String name = LockTestClients.uniqueName();
+		String counter = "counter:" + name;
+		int threadsPerProcess = 4;
+		int iterations = 50;
+		List<Process> processes = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			processes.add(new ProcessBuilder(javaExecutable(), "-cp", System.getProperty("java.class.path"),
+					CounterWorker.class.getName(), redis.server().host(), Integer.toString(redis.server().port()),
+					name, counter, Integer.toString(threadsPerProcess), Integer.toString(iterations))
+				.redirectErrorStream(true)
+				.start());
+		}
+		int total = 0;
+		for (Process process : processes) {
+			assertThat(process.waitFor(90, TimeUnit.SECONDS)).as("worker process finished").isTrue();
+			String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			assertThat(process.exitValue()).as(output).isZero();
+			String acquired = output.lines().filter((line) -> line.startsWith("acquired=")).findFirst().orElseThrow();
+			total += Integer.parseInt(acquired.substring("acquired=".length()));
+		}
+		assertThat(total).isEqualTo(2 * threadsPerProcess * iterations);
+		assertThat(this.clients.newTemplate().opsForValue().get(counter)).isEqualTo(Integer.toString(total));
+	}
+
+	static int incrementUnderLock(RedisLock lock, StringRedisTemplate redisTemplate, String counter,
+			int iterations) {
+		int acquired = 0;
+		for (int i = 0; i < iterations; i++) {
+			lock.lock();
+			try {
+				acquired++;
+				String value = redisTemplate.opsForValue().get(counter);
+				int next = (value != null) ? Integer.parseInt(value) + 1 : 1;
+				// give an overlapping holder the chance to read the same value
+				Thread.yield();
+				redisTemplate.opsForValue().set(counter, Integer.toString(next));
+			}
+			finally {
+				lock.unlock();
+			}
+		}
+		return acquired;
+	}
+
+	private static String javaExecutable() {
+		return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+	}
+
+}

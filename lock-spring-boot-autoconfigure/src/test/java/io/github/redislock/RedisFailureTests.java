@@ -1,0 +1,126 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What callers see when Redis forgets its scripts, restarts, stops or stalls. The connection factories here
+ * time commands out after 2 s.
+ */
+class RedisFailureTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+	private LockTestClients clients;
+
+	private RedisLockClient client;
+
+	@BeforeEach
+	void createClient() {
+		this.clients = new LockTestClients(redis);
+		this.client = this.clients.newClient();
+	}
+
+	@AfterEach
+	void closeClients() throws Exception {
+		this.clients.close();
+	}
+
+	@Test
+	void scriptsKeepWorkingAfterScriptFlush() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		redis.command("SCRIPT", "FLUSH");
+		lock.unlock();
+		redis.command("SCRIPT", "FLUSH");
+		assertThat(lock.tryLock()).isTrue();
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void locksWorkAgainAfterARedisRestartAndTheLostHoldIsReported() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		redis.server().restart();
+		// the restarted server has neither the lock nor the scripts
+		assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
+		assertThat(lock.tryLock()).isTrue();
+		assertThat(lock.getHoldCount()).isEqualTo(1);
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void acquireFailsWithinTheCommandTimeoutWithAClearExceptionWhenRedisIsDown() throws Exception {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		assertThat(lock.tryLock()).isTrue();
+		lock.unlock();
+		redis.server().stop();
+		long start = System.nanoTime();
+		assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(500), null)).isInstanceOf(RedisLockException.class)
+			.hasMessageContaining("Could not acquire lock '" + lock.getName() + "'")
+			.hasMessageContaining("(key 'lock:{" + lock.getName() + "}')");
+		assertThat(Duration.ofNanos(System.nanoTime() - start))
+			.isLessThan(Duration.ofMillis(500).plus(COMMAND_TIMEOUT).plusSeconds(1));
+		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+	}
+
+	@Test
+	void aFreshClientFailsAtOnceWhenNothingListens() {
+		redis.server().stop();
+		RedisLockClient fresh = this.clients.newClient();
+		long start = System.nanoTime();
+		assertThatThrownBy(() -> fresh.getLock("orders").lock()).isInstanceOf(RedisLockException.class)
+			.hasMessageContaining("'orders'");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(COMMAND_TIMEOUT.plusSeconds(1));
+	}
+
+	@Test
+	void waiterFailsWithinItsBoundWhenRedisStallsAndLeavesNothingBehind() throws Exception {
+		String name = LockTestClients.uniqueName();
+		this.client.getLock(name).lock();
+		RedisLockClient other = this.clients.newClient();
+		CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+			try {
+				return other.getLock(name).tryLock(Duration.ofSeconds(1), null);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
+		redis.server().pause();
+		try {
+			long start = System.nanoTime();
+			// the waiter's next attempt, at the latest when its wait ends, gets no answer
+			assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+				.cause()
+				.isInstanceOf(RedisLockException.class)
+				.hasMessageContaining(name);
+			assertThat(Duration.ofNanos(System.nanoTime() - start))
+				.isLessThan(Duration.ofSeconds(1).plus(COMMAND_TIMEOUT).plusSeconds(1));
+			assertThat(LockTestClients.engine(other).waitingThreadCount()).isZero();
+			assertThat(LockTestClients.engine(other).heldCount()).isZero();
+		}
+		finally {
+			redis.server().resume();
+		}
+	}
+
+}

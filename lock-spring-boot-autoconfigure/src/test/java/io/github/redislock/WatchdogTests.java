@@ -1,0 +1,120 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.redislock.internal.LockEngine;
+import io.github.redislock.testsupport.RedisServerExtension;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+class WatchdogTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private static final Duration TIMEOUT = LockTestClients.TEST_WATCHDOG_TIMEOUT;
+
+	private LockTestClients clients;
+
+	private RedisLockClient client;
+
+	private StringRedisTemplate redisTemplate;
+
+	@BeforeEach
+	void createClient() {
+		this.clients = new LockTestClients(redis);
+		this.client = this.clients.newClient(TIMEOUT);
+		this.redisTemplate = this.clients.newTemplate();
+	}
+
+	@AfterEach
+	void closeClients() throws Exception {
+		this.clients.close();
+	}
+
+	@Test
+	void watchdogKeepsTheLockHeldForManyTimesItsTimeoutAndStopsAfterUnlock() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		assertThat(lock.remainingLease()).isLessThanOrEqualTo(TIMEOUT);
+		await().pollInSameThread()
+			.during(TIMEOUT.multipliedBy(5))
+			.atMost(TIMEOUT.multipliedBy(7))
+			.until(lock::isHeldByCurrentThread);
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+		assertThat(engine().watchdogCount()).isZero();
+		assertThat(engine().heldCount()).isZero();
+	}
+
+	@Test
+	void lockOfAThreadThatDiedWithoutUnlockingExpires() throws Exception {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		Thread thread = new Thread(lock::lock);
+		thread.start();
+		thread.join();
+		assertThat(lock.isLocked()).isTrue();
+		await().atMost(TIMEOUT.multipliedBy(4)).until(() -> !lock.isLocked());
+		assertThat(engine().watchdogCount()).isZero();
+		assertThat(engine().heldCount()).isZero();
+	}
+
+	@Test
+	void lockDeletedBehindTheHoldersBackIsNoLongerRenewedAndUnlockReportsIt() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		this.redisTemplate.delete("lock:{" + lock.getName() + "}");
+		engine().renewNow();
+		assertThat(engine().watchdogCount()).isZero();
+		assertThat(lock.isLocked()).isFalse();
+		assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class)
+			.hasMessageContaining("watchdog lease of 600ms was not renewed");
+	}
+
+	@Test
+	void oneRenewalRoundRenewsManyLocksInFewScriptCalls() throws Exception {
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = new CopyOnWriteArrayList<>();
+		((AbstractRedisClient) factory.getNativeClient()).addListener(new CommandListener() {
+			@Override
+			public void commandStarted(CommandStartedEvent event) {
+				commands.add(event.getCommand().getType().toString());
+			}
+		});
+		try (RedisLockClient counted = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofMinutes(10)).build()) {
+			List<RedisLock> locks = new java.util.ArrayList<>();
+			for (int i = 0; i < 300; i++) {
+				RedisLock lock = counted.getLock(LockTestClients.uniqueName());
+				lock.lock();
+				locks.add(lock);
+			}
+			commands.clear();
+			LockTestClients.engine(counted).renewNow();
+			// 300 locks, at most 256 per call on a standalone Redis
+			assertThat(commands).containsExactly("EVALSHA", "EVALSHA");
+			for (RedisLock lock : locks) {
+				lock.unlock();
+			}
+			assertThat(LockTestClients.engine(counted).watchdogCount()).isZero();
+		}
+	}
+
+	private LockEngine engine() {
+		return LockTestClients.engine(this.client);
+	}
+
+}

@@ -1,0 +1,144 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * How waiting threads are woken: by a release message on a subscription their client shares, one at a time,
+ * and by the holder's lease end when a message is lost.
+ */
+class WaitingTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private LockTestClients clients;
+
+	@BeforeEach
+	void createClients() {
+		this.clients = new LockTestClients(redis);
+	}
+
+	@AfterEach
+	void closeClients() throws Exception {
+		this.clients.close();
+	}
+
+	@Test
+	void waitingThreadsOfOneClientShareOneSubscriptionAndAllGetTheLockInTurn() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getLock(name);
+		holder.lock();
+		RedisLockClient waiting = this.clients.newClient();
+		AtomicInteger acquired = new AtomicInteger();
+		List<CompletableFuture<Void>> waiters = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			waiters.add(CompletableFuture.runAsync(() -> {
+				RedisLock lock = waiting.getLock(name);
+				lock.lock();
+				acquired.incrementAndGet();
+				lock.unlock();
+			}));
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 3);
+		assertThat(LockTestClients.engine(waiting).subscribedCount()).isEqualTo(1);
+		assertThat(redis.command("PUBSUB", "NUMSUB", "lock:{" + name + "}:released")).endsWith("\n1");
+		holder.unlock();
+		CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+		assertThat(acquired).hasValue(3);
+	}
+
+	@Test
+	void aReleaseWakesOneWaitingThreadNotAll() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getLock(name);
+		holder.lock();
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = new CopyOnWriteArrayList<>();
+		((AbstractRedisClient) factory.getNativeClient()).addListener(new CommandListener() {
+			@Override
+			public void commandStarted(CommandStartedEvent event) {
+				commands.add(event.getCommand().getType().toString());
+			}
+		});
+		CountDownLatch firstAcquired = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		try (RedisLockClient waiting = RedisLockClient.builder(factory).build()) {
+			for (int i = 0; i < 4; i++) {
+				Thread thread = new Thread(() -> {
+					RedisLock lock = waiting.getLock(name);
+					try {
+						if (lock.tryLock(Duration.ofSeconds(20), null)) {
+							firstAcquired.countDown();
+							finish.await();
+							lock.unlock();
+						}
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				});
+				thread.setDaemon(true);
+				thread.start();
+			}
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 4);
+			commands.clear();
+			holder.unlock();
+			assertThat(firstAcquired.await(5, TimeUnit.SECONDS)).isTrue();
+			// only the woken thread tried again; the other three still sleep
+			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1))
+				.until(() -> commands.stream().filter("EVALSHA"::equals).count() == 1);
+			assertThat(LockTestClients.engine(waiting).waitingThreadCount()).isEqualTo(3);
+			finish.countDown();
+			await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 0);
+		}
+	}
+
+	@Test
+	void aLostReleaseMessageCostsAtMostTheHoldersRemainingLease() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getLock(name);
+		holder.lock(Duration.ofSeconds(1));
+		RedisLockClient waiting = this.clients.newClient();
+		CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+			RedisLock lock = waiting.getLock(name);
+			try {
+				assertThat(lock.tryLock(Duration.ofSeconds(30), null)).isTrue();
+				long at = System.nanoTime();
+				lock.unlock();
+				return at;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 1);
+		// the lock disappears without a release message, as if the message had been lost
+		long deletedAt = System.nanoTime();
+		this.clients.newTemplate().delete("lock:{" + name + "}");
+		long waited = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(10, TimeUnit.SECONDS) - deletedAt);
+		assertThat(waited).isLessThan(2_000);
+	}
+
+}

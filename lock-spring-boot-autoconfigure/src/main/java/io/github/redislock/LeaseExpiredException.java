@@ -1,10 +1,11 @@
 package io.github.redislock;
 
 /**
- * Thrown by {@link RedisLock#unlock()} when the current thread did hold the lock, but no longer does: its lease
- * ran out (the holder overran an explicit lease, or a pause or outage stopped the watchdog) or someone called
- * {@link RedisLock#forceUnlock()}. Another holder may have been in the critical section at the same time;
- * fencing tokens let a store detect that.
+ * Thrown by {@link RedisLock#unlock()} when the current thread did hold the lock, but no
+ * longer does: its lease ran out (the holder overran an explicit lease, or a pause or
+ * outage stopped the watchdog) or someone called {@link RedisLock#forceUnlock()}. Another
+ * holder may have been in the critical section at the same time; fencing tokens let a
+ * store detect that.
  *
  * @since 0.1.0
  */

@@ -5,7 +5,8 @@ import java.time.Duration;
 import io.github.redislock.internal.Durations;
 
 /**
- * Thrown when a lock could not be acquired within its wait time because another holder kept it.
+ * Thrown when a lock could not be acquired within its wait time because another holder
+ * kept it.
  *
  * @since 0.1.0
  */
@@ -28,14 +29,14 @@ public class LockNotAcquiredException extends RuntimeException {
 	}
 
 	/**
-	 * Creates an exception for a wait that an interrupt ended; the thread's interrupt status is set again.
+	 * Creates an exception for a wait that an interrupt ended; the thread's interrupt
+	 * status is set again.
 	 * @param lockName the lock that was not acquired
 	 * @param waitTime how long the caller meant to wait
 	 * @param cause the interrupt
 	 */
 	public LockNotAcquiredException(String lockName, Duration waitTime, InterruptedException cause) {
-		super("Interrupted while waiting up to " + Durations.format(waitTime) + " for lock '" + lockName + "'",
-				cause);
+		super("Interrupted while waiting up to " + Durations.format(waitTime) + " for lock '" + lockName + "'", cause);
 		this.lockName = lockName;
 		this.waitTime = waitTime;
 	}

@@ -6,27 +6,34 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
- * A reentrant lock shared by every process that uses the same Redis and lock name. It is owned by the thread
- * that acquired it: only that thread may unlock it, and it may acquire it again (each {@code lock} needs its
- * own {@code unlock}).
+ * A reentrant lock shared by every process that uses the same Redis and lock name. It is
+ * owned by the thread that acquired it: only that thread may unlock it, and it may
+ * acquire it again (each {@code lock} needs its own {@code unlock}).
  *
- * <p><b>Leases.</b> Every hold has a lease after which Redis frees the lock on its own, so a crashed process
- * cannot keep it forever. Methods that take no lease use the watchdog: the lease is the client's
- * watchdog timeout (30 s by default) and is renewed every third of it for as long as the owning thread lives
- * and has not unlocked. With an explicit lease nothing renews it: a holder that overruns it loses the lock,
- * and its {@link #unlock()} then throws {@link LeaseExpiredException}. A nested acquisition may lengthen the
- * current lease but never shortens it, and keeps the mode of the outermost acquisition.
+ * <p>
+ * <b>Leases.</b> Every hold has a lease after which Redis frees the lock on its own, so a
+ * crashed process cannot keep it forever. Methods that take no lease use the watchdog:
+ * the lease is the client's watchdog timeout (30 s by default) and is renewed every third
+ * of it for as long as the owning thread lives and has not unlocked. With an explicit
+ * lease nothing renews it: a holder that overruns it loses the lock, and its
+ * {@link #unlock()} then throws {@link LeaseExpiredException}. A nested acquisition may
+ * lengthen the current lease but never shortens it, and keeps the mode of the outermost
+ * acquisition.
  *
- * <p><b>Waiting.</b> A thread that has to wait sleeps until the holder releases (Redis pub/sub), or until
- * the holder's lease would have run out, or until its own wait time is over, whichever comes first; it never
- * polls. Waiting is not fair across processes.
+ * <p>
+ * <b>Waiting.</b> A thread that has to wait sleeps until the holder releases (Redis
+ * pub/sub), or until the holder's lease would have run out, or until its own wait time is
+ * over, whichever comes first; it never polls. Waiting is not fair across processes.
  *
- * <p><b>Failures.</b> When Redis cannot be reached, acquiring throws {@link RedisLockException} after at most
- * the wait time plus the connection's command timeout. A lock is only as safe as its lease: a holder paused
- * longer than the lease (a GC pause, a frozen VM) can find another holder in its place. Use
+ * <p>
+ * <b>Failures.</b> When Redis cannot be reached, acquiring throws
+ * {@link RedisLockException} after at most the wait time plus the connection's command
+ * timeout. A lock is only as safe as its lease: a holder paused longer than the lease (a
+ * GC pause, a frozen VM) can find another holder in its place. Use
  * {@link #fencingToken()} to make a store reject writes from such a stale holder.
  *
- * <p>Instances are cheap and hold no state of their own: obtain one from
+ * <p>
+ * Instances are cheap and hold no state of their own: obtain one from
  * {@link RedisLockClient#getLock(String)} whenever needed.
  *
  * @since 0.1.0
@@ -37,31 +44,36 @@ public interface RedisLock extends Lock {
 	String getName();
 
 	/**
-	 * Acquires the lock, waiting as long as it takes, with a watchdog-renewed lease. An interrupt does not stop
-	 * the wait; the thread's interrupt status is set again once the lock is held.
+	 * Acquires the lock, waiting as long as it takes, with a watchdog-renewed lease. An
+	 * interrupt does not stop the wait; the thread's interrupt status is set again once
+	 * the lock is held.
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
 	@Override
 	void lock();
 
 	/**
-	 * Acquires the lock, waiting as long as it takes, with the given lease and no renewal.
-	 * @param leaseTime how long the lock stays held unless unlocked first; must be positive
+	 * Acquires the lock, waiting as long as it takes, with the given lease and no
+	 * renewal.
+	 * @param leaseTime how long the lock stays held unless unlocked first; must be
+	 * positive
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
 	void lock(Duration leaseTime);
 
 	/**
-	 * Acquires the lock with a watchdog-renewed lease, waiting until it is free or the thread is interrupted.
-	 * @throws InterruptedException if interrupted before or while waiting; nothing is then held
+	 * Acquires the lock with a watchdog-renewed lease, waiting until it is free or the
+	 * thread is interrupted.
+	 * @throws InterruptedException if interrupted before or while waiting; nothing is
+	 * then held
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
 	@Override
 	void lockInterruptibly() throws InterruptedException;
 
 	/**
-	 * Acquires the lock only if it is free now (or already held by this thread), with a watchdog-renewed lease.
-	 * Costs one round trip to Redis.
+	 * Acquires the lock only if it is free now (or already held by this thread), with a
+	 * watchdog-renewed lease. Costs one round trip to Redis.
 	 * @return whether the lock is now held
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
@@ -71,7 +83,8 @@ public interface RedisLock extends Lock {
 	/**
 	 * Acquires the lock with a watchdog-renewed lease, waiting at most the given time.
 	 * @return whether the lock is now held; {@code false} no earlier than the wait time
-	 * @throws InterruptedException if interrupted before or while waiting; nothing is then held
+	 * @throws InterruptedException if interrupted before or while waiting; nothing is
+	 * then held
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
 	@Override
@@ -80,20 +93,24 @@ public interface RedisLock extends Lock {
 	/**
 	 * Acquires the lock, waiting at most {@code waitTime}.
 	 * @param waitTime how long to wait for the lock; zero means do not wait
-	 * @param leaseTime how long the lock stays held unless unlocked first, or {@code null} for a lease the
-	 * watchdog renews until {@link #unlock()}
+	 * @param leaseTime how long the lock stays held unless unlocked first, or
+	 * {@code null} for a lease the watchdog renews until {@link #unlock()}
 	 * @return whether the lock is now held; {@code false} no earlier than the wait time
-	 * @throws InterruptedException if interrupted before or while waiting; nothing is then held
+	 * @throws InterruptedException if interrupted before or while waiting; nothing is
+	 * then held
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
 	boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException;
 
 	/**
-	 * Releases one hold of the current thread; the lock is free once every hold is released.
-	 * @throws LeaseExpiredException if this thread held the lock but its lease ran out (or it was
-	 * {@link #forceUnlock() force-unlocked}) before this call; another holder may have had it since
+	 * Releases one hold of the current thread; the lock is free once every hold is
+	 * released.
+	 * @throws LeaseExpiredException if this thread held the lock but its lease ran out
+	 * (or it was {@link #forceUnlock() force-unlocked}) before this call; another holder
+	 * may have had it since
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
-	 * @throws RedisLockException if Redis cannot be reached; the lock then frees itself when its lease ends
+	 * @throws RedisLockException if Redis cannot be reached; the lock then frees itself
+	 * when its lease ends
 	 */
 	@Override
 	void unlock();
@@ -101,37 +118,46 @@ public interface RedisLock extends Lock {
 	/** Whether any thread of any process holds the lock now. One round trip. */
 	boolean isLocked();
 
-	/** Whether the current thread holds the lock now, according to Redis. One round trip. */
+	/**
+	 * Whether the current thread holds the lock now, according to Redis. One round trip.
+	 */
 	boolean isHeldByCurrentThread();
 
-	/** How many holds the current thread has on the lock, according to Redis; 0 when it has none. */
+	/**
+	 * How many holds the current thread has on the lock, according to Redis; 0 when it
+	 * has none.
+	 */
 	int getHoldCount();
 
 	/**
-	 * How long the current holder's lease still runs, whoever holds it; {@link Duration#ZERO} when the lock is
-	 * free.
+	 * How long the current holder's lease still runs, whoever holds it;
+	 * {@link Duration#ZERO} when the lock is free.
 	 */
 	Duration remainingLease();
 
 	/**
-	 * The fencing token of the current thread's hold: a number that Redis made strictly greater than the token
-	 * of every earlier holder of this lock name, and that stays the same across nested acquisitions. Pass it to
-	 * the store you protect and have the store reject writes carrying a token lower than the highest it has
-	 * seen; a holder that lost the lock through a long pause is then stopped. Tokens can go backwards only if
-	 * Redis loses data (a restart without persistence, a failover before replication).
+	 * The fencing token of the current thread's hold: a number that Redis made strictly
+	 * greater than the token of every earlier holder of this lock name, and that stays
+	 * the same across nested acquisitions. Pass it to the store you protect and have the
+	 * store reject writes carrying a token lower than the highest it has seen; a holder
+	 * that lost the lock through a long pause is then stopped. Tokens can go backwards
+	 * only if Redis loses data (a restart without persistence, a failover before
+	 * replication).
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
 	long fencingToken();
 
 	/**
-	 * Frees the lock whoever holds it and wakes a waiter. For administration and recovery only: the holder is
-	 * not told until its {@link #unlock()} throws {@link LeaseExpiredException}.
+	 * Frees the lock whoever holds it and wakes a waiter. For administration and recovery
+	 * only: the holder is not told until its {@link #unlock()} throws
+	 * {@link LeaseExpiredException}.
 	 * @return whether the lock was held
 	 */
 	boolean forceUnlock();
 
 	/**
-	 * Not supported: a condition would need a distributed wait set that survives the holder's process.
+	 * Not supported: a condition would need a distributed wait set that survives the
+	 * holder's process.
 	 * @throws UnsupportedOperationException always
 	 */
 	@Override

@@ -10,45 +10,53 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.Assert;
 
 /**
- * Entry point to distributed locks on one Redis (standalone, Sentinel or Cluster). Each lock is one Redis hash
- * named {@code <key-prefix>{<name>}}; the braces form a cluster hash tag so that everything belonging to one
- * lock lives in one slot.
+ * Entry point to distributed locks on one Redis (standalone, Sentinel or Cluster). Each
+ * lock is one Redis hash named {@code <key-prefix>{<name>}}; the braces form a cluster
+ * hash tag so that everything belonging to one lock lives in one slot.
  *
- * <p>Build one without Spring Boot from a {@link StringRedisTemplate}:
+ * <p>
+ * Build one without Spring Boot from a {@link StringRedisTemplate}:
  *
  * <pre class="code">
  * RedisLockClient locks = RedisLockClient.builder(redisTemplate).keyPrefix("orders:lock:").build();
  * String receipt = locks.withLock("order:42", Duration.ofSeconds(3), null, () -&gt; ship(42));
  * </pre>
  *
- * With the starter, Spring Boot creates one from {@code spring.data.redis.*} and {@code redis-lock.*}.
+ * With the starter, Spring Boot creates one from {@code spring.data.redis.*} and
+ * {@code redis-lock.*}.
  *
- * <p>A client owns a background thread (the watchdog that renews leases) and, once a thread has had to wait,
- * one pub/sub connection. {@link #close()} stops both; locks still held then expire with their leases.
+ * <p>
+ * A client owns a background thread (the watchdog that renews leases) and, once a thread
+ * has had to wait, one pub/sub connection. {@link #close()} stops both; locks still held
+ * then expire with their leases.
  *
  * @since 0.1.0
  */
 public interface RedisLockClient extends AutoCloseable {
 
 	/**
-	 * Returns the lock of the given name. Cheap: nothing is sent to Redis and nothing is kept per name.
-	 * @param name the lock's name; not blank and without '{' or '}' (the client adds the cluster hash tag)
+	 * Returns the lock of the given name. Cheap: nothing is sent to Redis and nothing is
+	 * kept per name.
+	 * @param name the lock's name; not blank and without '{' or '}' (the client adds the
+	 * cluster hash tag)
 	 * @throws IllegalArgumentException if the name is not usable
 	 */
 	RedisLock getLock(String name);
 
 	/**
-	 * Runs the action while holding the named lock, and releases the lock afterwards, also when the action
-	 * throws.
+	 * Runs the action while holding the named lock, and releases the lock afterwards,
+	 * also when the action throws.
 	 * @param name the lock's name
 	 * @param waitTime how long to wait for the lock; zero means do not wait
-	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the watchdog renew it
-	 * until the action returns
+	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
+	 * watchdog renew it until the action returns
 	 * @param action what to run while holding the lock
 	 * @return what the action returned
-	 * @throws LockNotAcquiredException if the lock was not acquired within {@code waitTime}, or the
-	 * wait was interrupted (the interrupt status is then set again)
-	 * @throws LeaseExpiredException if the action outlasted its lease, after the action completed
+	 * @throws LockNotAcquiredException if the lock was not acquired within
+	 * {@code waitTime}, or the wait was interrupted (the interrupt status is then set
+	 * again)
+	 * @throws LeaseExpiredException if the action outlasted its lease, after the action
+	 * completed
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
 	default <T> T withLock(String name, Duration waitTime, Duration leaseTime, Supplier<T> action) {
@@ -78,7 +86,8 @@ public interface RedisLockClient extends AutoCloseable {
 	}
 
 	/**
-	 * Runs the action while holding the named lock; see {@link #withLock(String, Duration, Duration, Supplier)}.
+	 * Runs the action while holding the named lock; see
+	 * {@link #withLock(String, Duration, Duration, Supplier)}.
 	 */
 	default void withLock(String name, Duration waitTime, Duration leaseTime, Runnable action) {
 		Assert.notNull(action, "action must not be null");
@@ -89,7 +98,8 @@ public interface RedisLockClient extends AutoCloseable {
 	}
 
 	/**
-	 * Stops lease renewal and closes the pub/sub connection. Locks still held expire with their leases.
+	 * Stops lease renewal and closes the pub/sub connection. Locks still held expire with
+	 * their leases.
 	 */
 	@Override
 	void close();
@@ -137,22 +147,21 @@ public interface RedisLockClient extends AutoCloseable {
 		}
 
 		/**
-		 * What every lock key starts with (default {@code lock:}); the key of lock {@code order:42} is then
-		 * {@code lock:{order:42}}. Must not contain '{' or '}'.
+		 * What every lock key starts with (default {@code lock:}); the key of lock
+		 * {@code order:42} is then {@code lock:{order:42}}. Must not contain '{' or '}'.
 		 */
 		public Builder keyPrefix(String keyPrefix) {
 			Assert.notNull(keyPrefix, "keyPrefix must not be null");
 			Assert.isTrue(!keyPrefix.isBlank(), "keyPrefix must not be blank");
-			Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
-					() -> "keyPrefix '" + keyPrefix + "' must not contain '{' or '}': the client adds a "
-							+ "cluster hash tag after it");
+			Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0, () -> "keyPrefix '" + keyPrefix
+					+ "' must not contain '{' or '}': the client adds a " + "cluster hash tag after it");
 			this.keyPrefix = keyPrefix;
 			return this;
 		}
 
 		/**
-		 * The lease of locks taken without an explicit lease (default 30 s); the watchdog renews such leases
-		 * every third of it. At least 300 ms.
+		 * The lease of locks taken without an explicit lease (default 30 s); the watchdog
+		 * renews such leases every third of it. At least 300 ms.
 		 */
 		public Builder watchdogTimeout(Duration watchdogTimeout) {
 			Assert.notNull(watchdogTimeout, "watchdogTimeout must not be null");

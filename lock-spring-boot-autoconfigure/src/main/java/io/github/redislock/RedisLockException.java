@@ -1,12 +1,14 @@
 package io.github.redislock;
 
 /**
- * Thrown when a lock operation could not be completed because Redis failed to answer (connection refused or
- * lost, command timeout) or refused the command (for example an ACL that denies scripts). The message names the
- * lock and its Redis key; the cause is Spring Data Redis' exception.
+ * Thrown when a lock operation could not be completed because Redis failed to answer
+ * (connection refused or lost, command timeout) or refused the command (for example an
+ * ACL that denies scripts). The message names the lock and its Redis key; the cause is
+ * Spring Data Redis' exception.
  *
- * <p>An acquire that fails this way holds nothing, or, if Redis ran the command but the answer was lost,
- * holds a lock that frees itself when its lease ends.
+ * <p>
+ * An acquire that fails this way holds nothing, or, if Redis ran the command but the
+ * answer was lost, holds a lock that frees itself when its lease ends.
  *
  * @since 0.1.0
  */

@@ -13,8 +13,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * A separate JVM for {@link MutualExclusionTests}: several threads increment a Redis counter under one lock and
- * the process prints how many times they acquired it.
+ * A separate JVM for {@link MutualExclusionTests}: several threads increment a Redis
+ * counter under one lock and the process prints how many times they acquired it.
  */
 public final class CounterWorker {
 

@@ -19,15 +19,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Nothing is kept per lock name once no thread holds or waits for it: neither in the client (holds,
- * subscriptions, watchdog entries) nor in Redis (lock keys, channels), and fencing counters stay bounded.
+ * Nothing is kept per lock name once no thread holds or waits for it: neither in the
+ * client (holds, subscriptions, watchdog entries) nor in Redis (lock keys, channels), and
+ * fencing counters stay bounded.
  */
 class LockStateCleanupTests {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	/** Enough to show growth if anything were kept per name; the README gives a million-name run. */
+	/**
+	 * Enough to show growth if anything were kept per name; the README gives a
+	 * million-name run.
+	 */
 	private static final int DISTINCT_NAMES = Integer.getInteger("redislock.test.distinctNames", 100_000);
 
 	private LockTestClients clients;
@@ -107,7 +111,8 @@ class LockStateCleanupTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(client).subscribedCount() == 0);
 			assertThat(LockTestClients.engine(client).heldCount()).isZero();
 		}
-		// only each client's own channel, which keeps its pub/sub connection open, remains
+		// only each client's own channel, which keeps its pub/sub connection open,
+		// remains
 		assertThat(redis.command("PUBSUB", "CHANNELS", "lock:{*")).isEmpty();
 		assertThat(redis.command("PUBSUB", "CHANNELS", "lock:client:*").lines()).hasSizeLessThanOrEqualTo(2);
 	}

@@ -13,8 +13,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Creates lock clients against a test's own Redis, as separate processes would have them (each its own
- * connection factory and client id), and closes them all at the end of the test.
+ * Creates lock clients against a test's own Redis, as separate processes would have them
+ * (each its own connection factory and client id), and closes them all at the end of the
+ * test.
  */
 final class LockTestClients implements AutoCloseable {
 

@@ -21,8 +21,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Mutual exclusion proven the way a user would see it fail: a read-modify-write of a Redis counter that is not
- * atomic on its own loses increments as soon as two holders overlap.
+ * Mutual exclusion proven the way a user would see it fail: a read-modify-write of a
+ * Redis counter that is not atomic on its own loses increments as soon as two holders
+ * overlap.
  */
 class MutualExclusionTests {
 
@@ -53,8 +54,8 @@ class MutualExclusionTests {
 			for (RedisLockClient client : lockClients) {
 				StringRedisTemplate redisTemplate = this.clients.newTemplate();
 				for (int t = 0; t < 8; t++) {
-					acquisitions.add(threads.submit(() -> incrementUnderLock(client.getLock(name), redisTemplate,
-							counter, iterations)));
+					acquisitions.add(threads
+						.submit(() -> incrementUnderLock(client.getLock(name), redisTemplate, counter, iterations)));
 				}
 			}
 			int total = 0;
@@ -79,8 +80,8 @@ class MutualExclusionTests {
 		List<Process> processes = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
 			processes.add(new ProcessBuilder(javaExecutable(), "-cp", System.getProperty("java.class.path"),
-					CounterWorker.class.getName(), redis.server().host(), Integer.toString(redis.server().port()),
-					name, counter, Integer.toString(threadsPerProcess), Integer.toString(iterations))
+					CounterWorker.class.getName(), redis.server().host(), Integer.toString(redis.server().port()), name,
+					counter, Integer.toString(threadsPerProcess), Integer.toString(iterations))
 				.redirectErrorStream(true)
 				.start());
 		}
@@ -96,8 +97,7 @@ class MutualExclusionTests {
 		assertThat(this.clients.newTemplate().opsForValue().get(counter)).isEqualTo(Integer.toString(total));
 	}
 
-	static int incrementUnderLock(RedisLock lock, StringRedisTemplate redisTemplate, String counter,
-			int iterations) {
+	static int incrementUnderLock(RedisLock lock, StringRedisTemplate redisTemplate, String counter, int iterations) {
 		int acquired = 0;
 		for (int i = 0; i < iterations; i++) {
 			lock.lock();

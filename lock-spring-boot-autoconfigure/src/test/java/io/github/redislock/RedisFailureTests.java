@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What callers see when Redis forgets its scripts, restarts, stops or stalls. The connection factories here
- * time commands out after 2 s.
+ * What callers see when Redis forgets its scripts, restarts, stops or stalls. The
+ * connection factories here time commands out after 2 s.
  */
 class RedisFailureTests {
 

@@ -328,8 +328,7 @@ class RedisLockTests {
 	@Test
 	void badNamesAndDurationsAreRejectedWithMessagesNamingThem() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock(null)).withMessageContaining("null");
-		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("  "))
-			.withMessageContaining("blank");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("  ")).withMessageContaining("blank");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("a{b}"))
 			.withMessageContaining("'a{b}'")
 			.withMessageContaining("hash tag");
@@ -341,7 +340,8 @@ class RedisLockTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> lock.tryLock(Duration.ofSeconds(-1), null))
 			.withMessageContaining("waitTime")
 			.withMessageContaining("negative");
-		assertThatIllegalArgumentException().isThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofMillis(-5)))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofMillis(-5)))
 			.withMessageContaining("leaseTime");
 		assertThat(lock.isLocked()).isFalse();
 	}

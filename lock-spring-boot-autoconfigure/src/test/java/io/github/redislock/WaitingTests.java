@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * How waiting threads are woken: by a release message on a subscription their client shares, one at a time,
- * and by the holder's lease end when a message is lost.
+ * How waiting threads are woken: by a release message on a subscription their client
+ * shares, one at a time, and by the holder's lease end when a message is lost.
  */
 class WaitingTests {
 
@@ -107,11 +107,13 @@ class WaitingTests {
 			holder.unlock();
 			assertThat(firstAcquired.await(5, TimeUnit.SECONDS)).isTrue();
 			// only the woken thread tried again; the other three still sleep
-			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1))
+			await().during(Duration.ofMillis(300))
+				.atMost(Duration.ofSeconds(1))
 				.until(() -> commands.stream().filter("EVALSHA"::equals).count() == 1);
 			assertThat(LockTestClients.engine(waiting).waitingThreadCount()).isEqualTo(3);
 			finish.countDown();
-			await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 0);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 0);
 		}
 	}
 

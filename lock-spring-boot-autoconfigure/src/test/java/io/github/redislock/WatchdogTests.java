@@ -95,7 +95,9 @@ class WatchdogTests {
 				commands.add(event.getCommand().getType().toString());
 			}
 		});
-		try (RedisLockClient counted = RedisLockClient.builder(factory).watchdogTimeout(Duration.ofMinutes(10)).build()) {
+		try (RedisLockClient counted = RedisLockClient.builder(factory)
+			.watchdogTimeout(Duration.ofMinutes(10))
+			.build()) {
 			List<RedisLock> locks = new java.util.ArrayList<>();
 			for (int i = 0; i < 300; i++) {
 				RedisLock lock = counted.getLock(LockTestClients.uniqueName());

@@ -9,7 +9,8 @@ import org.springframework.util.Assert;
 import io.github.redislock.RedisLock;
 
 /**
- * A lock name bound to its client's engine. Holds no state, so creating one per call is free.
+ * A lock name bound to its client's engine. Holds no state, so creating one per call is
+ * free.
  */
 final class DefaultRedisLock implements RedisLock {
 

@@ -13,16 +13,22 @@ import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 
 /**
- * The client: owns the per-client parts (identity, holds, subscriptions, watchdog) that every
- * {@link DefaultRedisLock} of it shares. Nothing here is kept per lock name once no thread holds or waits for
- * the lock.
+ * The client: owns the per-client parts (identity, holds, subscriptions, watchdog) that
+ * every {@link DefaultRedisLock} of it shares. Nothing here is kept per lock name once no
+ * thread holds or waits for the lock.
  */
 public final class DefaultRedisLockClient implements RedisLockClient {
 
-	/** Longest accepted lock name; longer ones are almost always a whole object rendered into a key by mistake. */
+	/**
+	 * Longest accepted lock name; longer ones are almost always a whole object rendered
+	 * into a key by mistake.
+	 */
 	static final int MAX_NAME_LENGTH = 1024;
 
-	/** How long a lock's release subscription outlives its last waiter, for the next burst of contention. */
+	/**
+	 * How long a lock's release subscription outlives its last waiter, for the next burst
+	 * of contention.
+	 */
 	static final Duration SUBSCRIPTION_GRACE_PERIOD = Duration.ofSeconds(1);
 
 	private static final boolean lettucePresent = ClassUtils.isPresent(
@@ -76,7 +82,8 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 		return "RedisLockClient[id=" + this.clientId + ", keyPrefix=" + this.keyPrefix + "]";
 	}
 
-	// Unless the factory says it is standalone, renew in per-slot batches: that is always valid, at the cost of
+	// Unless the factory says it is standalone, renew in per-slot batches: that is always
+	// valid, at the cost of
 	// more calls when many locks are held.
 	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
 		if (lettucePresent && connectionFactory instanceof LettuceConnectionFactory lettuce) {

@@ -2,7 +2,10 @@ package io.github.redislock.internal;
 
 import java.time.Duration;
 
-/** Writes durations the way Spring Boot properties spell them ({@code 500ms}, {@code 3s}, {@code 1.25s}). */
+/**
+ * Writes durations the way Spring Boot properties spell them ({@code 500ms}, {@code 3s},
+ * {@code 1.25s}).
+ */
 public final class Durations {
 
 	private Durations() {

@@ -1,8 +1,9 @@
 package io.github.redislock.internal;
 
 /**
- * What this client knows of one thread's hold on one lock: enough to renew it, to report its loss and to
- * answer for its fencing token without asking Redis. Written by the owning thread; the watchdog only reads it.
+ * What this client knows of one thread's hold on one lock: enough to renew it, to report
+ * its loss and to answer for its fencing token without asking Redis. Written by the
+ * owning thread; the watchdog only reads it.
  */
 public final class Hold {
 
@@ -69,8 +70,9 @@ public final class Hold {
 	}
 
 	String describeLoss() {
-		String lease = this.watchdog ? "its watchdog lease of " + Durations.formatMillis(this.leaseMillis)
-				+ " was not renewed in time (Redis unreachable, or this JVM paused)"
+		String lease = this.watchdog
+				? "its watchdog lease of " + Durations.formatMillis(this.leaseMillis)
+						+ " was not renewed in time (Redis unreachable, or this JVM paused)"
 				: "its lease of " + Durations.formatMillis(this.leaseMillis) + " ran out";
 		return "Lock '" + this.keys.name() + "' (key '" + this.keys.lockKey() + "') was acquired by this thread "
 				+ Durations.formatMillis(heldForMillis()) + " ago but is no longer held: " + lease

@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The holds of one client, by lock key and thread. An entry lives from a thread's first acquisition to its
- * last release, or until the watchdog finds its thread dead.
+ * The holds of one client, by lock key and thread. An entry lives from a thread's first
+ * acquisition to its last release, or until the watchdog finds its thread dead.
  */
 final class Holds {
 

@@ -19,16 +19,20 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * Keeps watchdog leases alive: one thread per client renews every watchdog hold every third of the watchdog
- * timeout, many holds per script call. A renewal checks ownership, so a hold that turns out lost (expired
- * during an outage or pause, or force-unlocked) stops being renewed. Holds whose thread has died without
- * unlocking are dropped, so their locks expire instead of living forever.
+ * Keeps watchdog leases alive: one thread per client renews every watchdog hold every
+ * third of the watchdog timeout, many holds per script call. A renewal checks ownership,
+ * so a hold that turns out lost (expired during an outage or pause, or force-unlocked)
+ * stops being renewed. Holds whose thread has died without unlocking are dropped, so
+ * their locks expire instead of living forever.
  */
 final class LeaseWatchdog implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
 
-	/** At most this many keys per renewal script, to keep each call short on the Redis side. */
+	/**
+	 * At most this many keys per renewal script, to keep each call short on the Redis
+	 * side.
+	 */
 	static final int BATCH_SIZE = 256;
 
 	private static final AtomicInteger clientCount = new AtomicInteger();
@@ -83,7 +87,8 @@ final class LeaseWatchdog implements AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			// Redis unreachable: try again next period; a lease that runs out meanwhile is found lost then.
+			// Redis unreachable: try again next period; a lease that runs out meanwhile
+			// is found lost then.
 			logger.warn("Could not renew lock leases: " + ex.getMessage());
 		}
 	}

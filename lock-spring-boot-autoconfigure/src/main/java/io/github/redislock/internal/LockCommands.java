@@ -11,9 +11,10 @@ import io.github.redislock.RedisLockException;
 
 /**
  * The round trips to Redis, each one script or command. Turns client exceptions into
- * {@link RedisLockException} naming the lock, and makes every write safe against interrupts: a pending
- * interrupt must not cancel a command that Redis would still run, and an interrupt that lands during the round
- * trip leaves the outcome unknown, so it is read back from Redis.
+ * {@link RedisLockException} naming the lock, and makes every write safe against
+ * interrupts: a pending interrupt must not cancel a command that Redis would still run,
+ * and an interrupt that lands during the round trip leaves the outcome unknown, so it is
+ * read back from Redis.
  */
 final class LockCommands {
 
@@ -25,8 +26,10 @@ final class LockCommands {
 
 	/**
 	 * Runs the acquire script.
-	 * @param holdsBefore this owner's hold count before the call, used to read back an interrupted outcome
-	 * @return the fencing token (> 0), or minus the holder's remaining lease, or 0 when that is unknown
+	 * @param holdsBefore this owner's hold count before the call, used to read back an
+	 * interrupted outcome
+	 * @return the fencing token (> 0), or minus the holder's remaining lease, or 0 when
+	 * that is unknown
 	 */
 	long acquire(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
 		return writeThenReconcile(keys, owner, "acquire",
@@ -57,7 +60,9 @@ final class LockCommands {
 		return freed != null && freed == 1L;
 	}
 
-	/** Renews the given watchdog holds (all in one slot); returns those no longer held. */
+	/**
+	 * Renews the given watchdog holds (all in one slot); returns those no longer held.
+	 */
 	List<Hold> renew(List<Hold> holds, long leaseMillis) {
 		List<String> keys = new ArrayList<>(holds.size());
 		Object[] args = new Object[holds.size() + 1];
@@ -92,10 +97,11 @@ final class LockCommands {
 	}
 
 	/**
-	 * Runs a write with the interrupt status cleared, so a pending interrupt does not cancel it, and restores
-	 * the status afterwards. If an interrupt lands during the round trip, the client gives up waiting for the
-	 * answer although Redis runs the command; the outcome is then read back and mapped by {@code readBack}
-	 * (which returns null when the write did not happen).
+	 * Runs a write with the interrupt status cleared, so a pending interrupt does not
+	 * cancel it, and restores the status afterwards. If an interrupt lands during the
+	 * round trip, the client gives up waiting for the answer although Redis runs the
+	 * command; the outcome is then read back and mapped by {@code readBack} (which
+	 * returns null when the write did not happen).
 	 */
 	private Long writeThenReconcile(LockKeys keys, String owner, String operation, Supplier<Long> write,
 			ReadBack readBack) {
@@ -140,7 +146,8 @@ final class LockCommands {
 			return command.get();
 		}
 		catch (RuntimeException ex) {
-			// DataAccessException mostly; Lettuce's own exceptions escape translation on some paths
+			// DataAccessException mostly; Lettuce's own exceptions escape translation on
+			// some paths
 			throw new RedisLockException("Could not " + operation + " lock '" + keys.name() + "' (key '"
 					+ keys.lockKey() + "'): " + ex.getMessage(), ex);
 		}
@@ -158,7 +165,10 @@ final class LockCommands {
 	@FunctionalInterface
 	interface ReadBack {
 
-		/** Maps the owner's hold count and the lock's token after the write to its result, or null. */
+		/**
+		 * Maps the owner's hold count and the lock's token after the write to its result,
+		 * or null.
+		 */
 		Long apply(int holdCount, long token);
 
 	}

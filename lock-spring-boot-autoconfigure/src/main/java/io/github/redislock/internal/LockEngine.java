@@ -8,15 +8,18 @@ import org.apache.commons.logging.LogFactory;
 import io.github.redislock.LeaseExpiredException;
 
 /**
- * Decides how to acquire and release: try once; if the lock is taken, wait for its release message or its
- * holder's lease end, whichever is first, and try again until the wait time is over. Uncontended, an acquire
- * and a release are one round trip each and nothing else.
+ * Decides how to acquire and release: try once; if the lock is taken, wait for its
+ * release message or its holder's lease end, whichever is first, and try again until the
+ * wait time is over. Uncontended, an acquire and a release are one round trip each and
+ * nothing else.
  */
 public final class LockEngine implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockEngine.class);
 
-	/** How long a waiter sleeps when the holder's lease is unknown (a key without expiry). */
+	/**
+	 * How long a waiter sleeps when the holder's lease is unknown (a key without expiry).
+	 */
 	private static final long UNKNOWN_LEASE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final String clientId;
@@ -45,8 +48,8 @@ public final class LockEngine implements AutoCloseable {
 	 * Acquires the lock for the current thread.
 	 * @param waitNanos how long to wait; negative for no limit
 	 * @param leaseMillis the lease; 0 or less for a watchdog lease
-	 * @param interruptible whether an interrupt ends the wait with InterruptedException; if not, the interrupt
-	 * status is restored once the method returns
+	 * @param interruptible whether an interrupt ends the wait with InterruptedException;
+	 * if not, the interrupt status is restored once the method returns
 	 * @return whether the lock is held
 	 */
 	boolean acquire(LockKeys keys, long waitNanos, long leaseMillis, boolean interruptible)
@@ -71,7 +74,8 @@ public final class LockEngine implements AutoCloseable {
 				if (!interruptible && Thread.interrupted()) {
 					interrupted = true;
 				}
-				// after subscribing, so that a release between the first try and the subscription is not missed
+				// after subscribing, so that a release between the first try and the
+				// subscription is not missed
 				result = this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
 				if (result > 0) {
 					onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
@@ -81,8 +85,7 @@ public final class LockEngine implements AutoCloseable {
 				if (remaining <= 0) {
 					return false;
 				}
-				long holderLease = (result < 0) ? TimeUnit.MILLISECONDS.toNanos(-result)
-						: UNKNOWN_LEASE_RECHECK_NANOS;
+				long holderLease = (result < 0) ? TimeUnit.MILLISECONDS.toNanos(-result) : UNKNOWN_LEASE_RECHECK_NANOS;
 				try {
 					waiters.await(Math.min(remaining, holderLease));
 				}
@@ -117,7 +120,8 @@ public final class LockEngine implements AutoCloseable {
 			left = this.commands.release(keys, hold.owner(), hold.count());
 		}
 		catch (RuntimeException ex) {
-			// Unknown whether Redis ran it. Keep the hold while nested holds remain; after the last one the
+			// Unknown whether Redis ran it. Keep the hold while nested holds remain;
+			// after the last one the
 			// lease frees the lock, so stop renewing it.
 			if (hold.count() <= 1) {
 				forget(hold);
@@ -156,8 +160,8 @@ public final class LockEngine implements AutoCloseable {
 	long fencingToken(LockKeys keys) {
 		Hold hold = this.holds.get(keys.lockKey(), Thread.currentThread());
 		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by the current thread "
-					+ "'" + Thread.currentThread().getName() + "', so it has no fencing token");
+			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by the current thread " + "'"
+					+ Thread.currentThread().getName() + "', so it has no fencing token");
 		}
 		return hold.token();
 	}
@@ -193,15 +197,16 @@ public final class LockEngine implements AutoCloseable {
 		this.subscriptions.close();
 	}
 
-	private void onAcquired(LockKeys keys, String owner, Thread thread, long token, long lease,
-			boolean watchdogLease, long start) {
+	private void onAcquired(LockKeys keys, String owner, Thread thread, long token, long lease, boolean watchdogLease,
+			long start) {
 		Hold hold = this.holds.get(keys.lockKey(), thread);
 		if (hold != null && hold.token() == token) {
 			hold.count(hold.count() + 1);
 		}
 		else {
 			if (hold != null) {
-				// the earlier hold was lost (lease ran out) and this is a fresh acquisition
+				// the earlier hold was lost (lease ran out) and this is a fresh
+				// acquisition
 				forget(hold);
 			}
 			hold = new Hold(keys, owner, thread, token, lease, watchdogLease);
@@ -211,8 +216,8 @@ public final class LockEngine implements AutoCloseable {
 			}
 		}
 		if (logger.isDebugEnabled()) {
-			logger.debug("Acquired lock '" + keys.name() + "' (hold " + hold.count() + ", token " + token
-					+ ") in " + Durations.formatMillis((System.nanoTime() - start) / 1_000_000));
+			logger.debug("Acquired lock '" + keys.name() + "' (hold " + hold.count() + ", token " + token + ") in "
+					+ Durations.formatMillis((System.nanoTime() - start) / 1_000_000));
 		}
 	}
 

@@ -5,9 +5,10 @@ import java.util.List;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * The Redis names that belong to one lock. The lock key wraps the name in braces, a cluster hash tag, and the
- * release channel starts with the same tag; the fencing counter is the one of the lock's slot. So every key a
- * script touches is in one slot and the lock works on Redis Cluster.
+ * The Redis names that belong to one lock. The lock key wraps the name in braces, a
+ * cluster hash tag, and the release channel starts with the same tag; the fencing counter
+ * is the one of the lock's slot. So every key a script touches is in one slot and the
+ * lock works on Redis Cluster.
  *
  * @param name the lock's name
  * @param lockKey the hash holding owner and hold count
@@ -19,8 +20,7 @@ public record LockKeys(String name, String lockKey, String fenceKey, String chan
 	static LockKeys of(String keyPrefix, String name) {
 		String lockKey = keyPrefix + "{" + name + "}";
 		int slot = ClusterSlotHashUtil.calculateSlot(lockKey);
-		return new LockKeys(name, lockKey, keyPrefix + "fence:{" + SlotTags.tagFor(slot) + "}",
-				lockKey + ":released");
+		return new LockKeys(name, lockKey, keyPrefix + "fence:{" + SlotTags.tagFor(slot) + "}", lockKey + ":released");
 	}
 
 	List<String> lockAndFence() {

@@ -7,10 +7,11 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts, loaded once from this package's folder on the classpath (not the root, where an
- * application's own {@code lock.lua} could shadow them). Each is one {@link DefaultRedisScript} whose SHA1 is
- * computed once, so Spring Data Redis sends EVALSHA and falls back to EVAL only when Redis lost its script
- * cache (restart, failover, SCRIPT FLUSH).
+ * The Lua scripts, loaded once from this package's folder on the classpath (not the root,
+ * where an application's own {@code lock.lua} could shadow them). Each is one
+ * {@link DefaultRedisScript} whose SHA1 is computed once, so Spring Data Redis sends
+ * EVALSHA and falls back to EVAL only when Redis lost its script cache (restart,
+ * failover, SCRIPT FLUSH).
  */
 final class LockScripts {
 
@@ -34,7 +35,8 @@ final class LockScripts {
 		DefaultRedisScript<T> script = new DefaultRedisScript<>();
 		script.setLocation(new ClassPathResource(name, LockScripts.class));
 		script.setResultType(resultType);
-		// reads the file and computes the SHA1 now, so a missing script fails at class initialisation
+		// reads the file and computes the SHA1 now, so a missing script fails at class
+		// initialisation
 		script.getSha1();
 		return script;
 	}

@@ -23,18 +23,23 @@ import org.springframework.data.redis.connection.Subscription;
 import io.github.redislock.RedisLockException;
 
 /**
- * Lets threads sleep until a lock they wait for is released. The client subscribes to a lock's release channel
- * when its first thread starts waiting for it and unsubscribes when its last one stops; all threads waiting
- * for one lock share the subscription. A release message wakes one of them (FIFO), which tries again; if it
- * gets the lock, the next release wakes the next one.
+ * Lets threads sleep until a lock they wait for is released. The client subscribes to a
+ * lock's release channel when its first thread starts waiting for it and unsubscribes
+ * when its last one stops; all threads waiting for one lock share the subscription. A
+ * release message wakes one of them (FIFO), which tries again; if it gets the lock, the
+ * next release wakes the next one.
  *
- * <p>All subscriptions share one pub/sub connection, opened at the first wait and kept open by a channel of
- * the client's own, so that a burst of contention does not open and close connections. Lettuce confirms each
- * SUBSCRIBE before returning and re-subscribes by itself after a reconnect.
+ * <p>
+ * All subscriptions share one pub/sub connection, opened at the first wait and kept open
+ * by a channel of the client's own, so that a burst of contention does not open and close
+ * connections. Lettuce confirms each SUBSCRIBE before returning and re-subscribes by
+ * itself after a reconnect.
  *
- * <p>A lock's subscription is dropped by a background thread once nobody has waited for it for a short grace
- * period: the last waiter does not pay for an UNSUBSCRIBE round trip (which would stretch its wait when Redis
- * is slow), and a lock that is contended again soon keeps its subscription.
+ * <p>
+ * A lock's subscription is dropped by a background thread once nobody has waited for it
+ * for a short grace period: the last waiter does not pay for an UNSUBSCRIBE round trip
+ * (which would stretch its wait when Redis is slow), and a lock that is contended again
+ * soon keeps its subscription.
  */
 final class ReleaseSubscriptions implements MessageListener {
 
@@ -68,8 +73,9 @@ final class ReleaseSubscriptions implements MessageListener {
 	}
 
 	/**
-	 * Registers the calling thread as a waiter on the lock; returns once its release channel is subscribed, so
-	 * that a release after this call cannot be missed. Pair with {@link #leave(Waiters)}.
+	 * Registers the calling thread as a waiter on the lock; returns once its release
+	 * channel is subscribed, so that a release after this call cannot be missed. Pair
+	 * with {@link #leave(Waiters)}.
 	 */
 	Waiters join(LockKeys keys) {
 		for (;;) {
@@ -87,7 +93,10 @@ final class ReleaseSubscriptions implements MessageListener {
 		}
 	}
 
-	/** Unregisters a waiter; after the last one, the subscription goes once the grace period passes idle. */
+	/**
+	 * Unregisters a waiter; after the last one, the subscription goes once the grace
+	 * period passes idle.
+	 */
 	void leave(Waiters waiters) {
 		synchronized (waiters) {
 			if (--waiters.count > 0) {
@@ -123,7 +132,10 @@ final class ReleaseSubscriptions implements MessageListener {
 		}
 	}
 
-	/** How many locks this client has subscribed to, for waiters now or within the grace period. */
+	/**
+	 * How many locks this client has subscribed to, for waiters now or within the grace
+	 * period.
+	 */
 	int channelCount() {
 		return this.waitersByChannel.size();
 	}
@@ -175,7 +187,8 @@ final class ReleaseSubscriptions implements MessageListener {
 			subscription.unsubscribe(waiters.channelBytes);
 		}
 		catch (RuntimeException ex) {
-			// The connection is broken; Lettuce would re-subscribe this channel on reconnect, which costs a
+			// The connection is broken; Lettuce would re-subscribe this channel on
+			// reconnect, which costs a
 			// little traffic until the connection is replaced, but no correctness.
 			logger.debug("Could not unsubscribe from " + waiters.channel, ex);
 		}
@@ -217,7 +230,8 @@ final class ReleaseSubscriptions implements MessageListener {
 
 		private boolean removed;
 
-		// changes each time the last waiter leaves, so a drop scheduled then is void once a waiter came back
+		// changes each time the last waiter leaves, so a drop scheduled then is void once
+		// a waiter came back
 		private long idleGeneration;
 
 		private Waiters(String channel) {
@@ -233,7 +247,8 @@ final class ReleaseSubscriptions implements MessageListener {
 			return this.wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
 		}
 
-		// One pending wake-up is enough: whoever takes it tries the lock again, and a release that finds a
+		// One pending wake-up is enough: whoever takes it tries the lock again, and a
+		// release that finds a
 		// wake-up still pending has nobody asleep to wake.
 		private void wakeOne() {
 			if (this.wakeUps.availablePermits() == 0) {

@@ -16,7 +16,8 @@ import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * A Redis container bound to a fixed free host port, so that a stop and start keep the address clients use.
+ * A Redis container bound to a fixed free host port, so that a stop and start keep the
+ * address clients use.
  */
 final class RedisContainer implements RedisServer {
 

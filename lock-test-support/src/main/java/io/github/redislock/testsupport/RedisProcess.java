@@ -15,8 +15,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@code redis-server} child process on a free loopback port, owned by the test that started it. It keeps
- * nothing on disk, so a restart comes back empty, as a server without persistence would.
+ * A {@code redis-server} child process on a free loopback port, owned by the test that
+ * started it. It keeps nothing on disk, so a restart comes back empty, as a server
+ * without persistence would.
  */
 final class RedisProcess implements RedisServer {
 
@@ -52,7 +53,8 @@ final class RedisProcess implements RedisServer {
 					+ "e.g. 'sudo apt-get install -y redis-server'");
 		}
 		IllegalStateException lastFailure = null;
-		// A free port can be taken by someone else between probing and binding; try a few.
+		// A free port can be taken by someone else between probing and binding; try a
+		// few.
 		for (int attempt = 0; attempt < 5; attempt++) {
 			try {
 				Path directory = Files.createTempDirectory("redis-lock-test-");
@@ -85,9 +87,9 @@ final class RedisProcess implements RedisServer {
 		if (this.process != null && this.process.isAlive()) {
 			return;
 		}
-		List<String> command = new ArrayList<>(List.of(this.executable, "--port", String.valueOf(this.port),
-				"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
-				"--daemonize", "no", "--dir", this.directory.toString()));
+		List<String> command = new ArrayList<>(List.of(this.executable, "--port", String.valueOf(this.port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no", "--dir",
+				this.directory.toString()));
 		command.addAll(this.extraArguments);
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
@@ -120,8 +122,8 @@ final class RedisProcess implements RedisServer {
 			}
 		}
 		this.process.destroyForcibly();
-		throw new IllegalStateException("redis-server on port " + this.port + " did not answer PING within "
-				+ STARTUP_TIMEOUT + ": " + log());
+		throw new IllegalStateException(
+				"redis-server on port " + this.port + " did not answer PING within " + STARTUP_TIMEOUT + ": " + log());
 	}
 
 	@Override

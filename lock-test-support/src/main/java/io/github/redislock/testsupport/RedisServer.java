@@ -1,10 +1,12 @@
 package io.github.redislock.testsupport;
 
 /**
- * A real Redis server owned by one test class: it can be stopped, started again on the same port, and
- * paused (as {@code SIGSTOP} or {@code docker pause} would) to simulate a stall.
+ * A real Redis server owned by one test class: it can be stopped, started again on the
+ * same port, and paused (as {@code SIGSTOP} or {@code docker pause} would) to simulate a
+ * stall.
  *
- * <p>Obtain one with {@link RedisServers#start(String...)} or, in JUnit 5 tests, through
+ * <p>
+ * Obtain one with {@link RedisServers#start(String...)} or, in JUnit 5 tests, through
  * {@link RedisServerExtension}.
  */
 public interface RedisServer extends AutoCloseable {
@@ -12,22 +14,34 @@ public interface RedisServer extends AutoCloseable {
 	/** The host clients connect to. */
 	String host();
 
-	/** The port clients connect to; stays the same across {@link #stop()} and {@link #start()}. */
+	/**
+	 * The port clients connect to; stays the same across {@link #stop()} and
+	 * {@link #start()}.
+	 */
 	int port();
 
-	/** Starts the server again after {@link #stop()}; its data is gone (nothing is persisted). */
+	/**
+	 * Starts the server again after {@link #stop()}; its data is gone (nothing is
+	 * persisted).
+	 */
 	void start();
 
 	/** Stops the server abruptly, as a crash would: no save, open connections are cut. */
 	void stop();
 
-	/** Stops and starts the server: Lua script cache, keys and subscriptions are gone afterwards. */
+	/**
+	 * Stops and starts the server: Lua script cache, keys and subscriptions are gone
+	 * afterwards.
+	 */
 	default void restart() {
 		stop();
 		start();
 	}
 
-	/** Freezes the server: connections stay open but nothing is answered until {@link #resume()}. */
+	/**
+	 * Freezes the server: connections stay open but nothing is answered until
+	 * {@link #resume()}.
+	 */
 	void pause();
 
 	/** Lets a {@link #pause() paused} server run again. */
@@ -36,7 +50,10 @@ public interface RedisServer extends AutoCloseable {
 	/** Whether the server is started and not paused. */
 	boolean isRunning();
 
-	/** Sends one command over a fresh connection and returns the raw reply, for checks that need no client. */
+	/**
+	 * Sends one command over a fresh connection and returns the raw reply, for checks
+	 * that need no client.
+	 */
 	default String command(String... args) {
 		return RespCommand.send(host(), port(), args);
 	}

@@ -13,16 +13,17 @@ import org.springframework.data.redis.connection.lettuce.LettuceClientConfigurat
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Gives a test class its own real Redis (see {@link RedisServers}). Register it in a static field to share
- * one server across the class, or in an instance field for a fresh server per test:
+ * Gives a test class its own real Redis (see {@link RedisServers}). Register it in a
+ * static field to share one server across the class, or in an instance field for a fresh
+ * server per test:
  *
  * <pre class="code">
  * &#64;RegisterExtension
  * static final RedisServerExtension redis = new RedisServerExtension();
  * </pre>
  *
- * After every test the server is brought back to running if the test stopped or paused it, so one fault
- * test cannot break the next.
+ * After every test the server is brought back to running if the test stopped or paused
+ * it, so one fault test cannot break the next.
  */
 public final class RedisServerExtension
 		implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
@@ -35,7 +36,8 @@ public final class RedisServerExtension
 
 	/**
 	 * Creates an extension whose server is started with the given extra arguments.
-	 * @param extraArguments extra {@code redis-server} arguments, e.g. {@code "--requirepass", "secret"}
+	 * @param extraArguments extra {@code redis-server} arguments, e.g.
+	 * {@code "--requirepass", "secret"}
 	 */
 	public RedisServerExtension(String... extraArguments) {
 		this.extraArguments = extraArguments;
@@ -78,8 +80,9 @@ public final class RedisServerExtension
 	}
 
 	/**
-	 * A new, started Lettuce connection factory for this server, with a short command timeout so that a test
-	 * against a stopped server fails quickly. The caller destroys it.
+	 * A new, started Lettuce connection factory for this server, with a short command
+	 * timeout so that a test against a stopped server fails quickly. The caller destroys
+	 * it.
 	 */
 	public LettuceConnectionFactory newConnectionFactory() {
 		return newConnectionFactory(Duration.ofSeconds(2));
@@ -98,7 +101,10 @@ public final class RedisServerExtension
 		return factory;
 	}
 
-	/** Sends one command to the server and returns the raw reply (arrays one element per line). */
+	/**
+	 * Sends one command to the server and returns the raw reply (arrays one element per
+	 * line).
+	 */
 	public String command(String... args) {
 		return server().command(args);
 	}

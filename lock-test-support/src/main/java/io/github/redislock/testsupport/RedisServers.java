@@ -3,11 +3,14 @@ package io.github.redislock.testsupport;
 import java.util.Locale;
 
 /**
- * Chooses how a test gets its Redis: a Testcontainers container when a Docker engine answers, otherwise a
- * {@code redis-server} child process on a free loopback port. Set the environment variable
- * {@code REDIS_LOCK_TEST_REDIS} to {@code process} or {@code container} to force one.
+ * Chooses how a test gets its Redis: a Testcontainers container when a Docker engine
+ * answers, otherwise a {@code redis-server} child process on a free loopback port. Set
+ * the environment variable {@code REDIS_LOCK_TEST_REDIS} to {@code process} or
+ * {@code container} to force one.
  *
- * <p>When neither can be had the test fails with a message that says what to install; it never skips.
+ * <p>
+ * When neither can be had the test fails with a message that says what to install; it
+ * never skips.
  */
 public final class RedisServers {
 
@@ -16,7 +19,8 @@ public final class RedisServers {
 
 	/**
 	 * Starts a new server owned by the caller.
-	 * @param extraArguments extra {@code redis-server} arguments such as {@code "--requirepass", "secret"}
+	 * @param extraArguments extra {@code redis-server} arguments such as
+	 * {@code "--requirepass", "secret"}
 	 * @return a running server
 	 */
 	public static RedisServer start(String... extraArguments) {

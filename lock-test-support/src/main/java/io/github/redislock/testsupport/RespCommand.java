@@ -10,8 +10,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Just enough of the Redis protocol to send one command without a client library: used to probe readiness
- * and to read server state (INFO, PUBSUB) in assertions.
+ * Just enough of the Redis protocol to send one command without a client library: used to
+ * probe readiness and to read server state (INFO, PUBSUB) in assertions.
  */
 final class RespCommand {
 
@@ -37,7 +37,10 @@ final class RespCommand {
 		}
 	}
 
-	/** Reads one reply; arrays come back as their elements, one per line; a nil as an empty string. */
+	/**
+	 * Reads one reply; arrays come back as their elements, one per line; a nil as an
+	 * empty string.
+	 */
 	private static String read(InputStream in) throws IOException {
 		int type = in.read();
 		String line = readLine(in);

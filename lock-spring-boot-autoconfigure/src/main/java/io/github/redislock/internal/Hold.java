@@ -23,6 +23,8 @@ public final class Hold {
 
 	private volatile int count = 1;
 
+	private volatile boolean releasing;
+
 	Hold(LockKeys keys, String owner, Thread thread, long token, long leaseMillis, boolean watchdog) {
 		this.keys = keys;
 		this.owner = owner;
@@ -63,6 +65,18 @@ public final class Hold {
 
 	void count(int count) {
 		this.count = count;
+	}
+
+	/**
+	 * Whether the owner is releasing its last hold now; a renewal that finds the lock
+	 * gone is then no loss.
+	 */
+	boolean isReleasing() {
+		return this.releasing;
+	}
+
+	void releasing() {
+		this.releasing = true;
 	}
 
 	public long heldForMillis() {

@@ -95,7 +95,8 @@ final class LeaseWatchdog implements AutoCloseable {
 
 	private void renew(List<Hold> batch) {
 		for (Hold lost : this.commands.renew(batch, this.leaseMillis)) {
-			if (this.renewed.remove(lost)) {
+			// a hold whose owner released it while the renewal was under way is not lost
+			if (!lost.isReleasing() && this.renewed.remove(lost)) {
 				logger.warn(lost.describeLoss());
 			}
 		}

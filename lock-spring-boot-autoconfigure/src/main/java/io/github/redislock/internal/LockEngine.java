@@ -115,6 +115,9 @@ public final class LockEngine implements AutoCloseable {
 			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' (key '" + keys.lockKey()
 					+ "') is not held by the current thread '" + thread.getName() + "'");
 		}
+		if (hold.count() == 1) {
+			hold.releasing();
+		}
 		long left;
 		try {
 			left = this.commands.release(keys, hold.owner(), hold.count());

@@ -1,0 +1,88 @@
+package io.github.redislock.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method while holding a distributed lock, and releases it when the
+ * method returns or throws. Works on methods of Spring beans called through their proxy
+ * (not on self-invocation), also when the annotation sits on an interface method or a
+ * superclass method, and as a meta-annotation.
+ *
+ * <pre class="code">
+ * &#64;DistributedLock(key = "#orderId")                       // lock "OrderService.ship:42"
+ * public void ship(long orderId) { ... }
+ *
+ * &#64;DistributedLock(name = "stock", key = {"#tenant", "#sku"}, waitTime = "500ms", leaseTime = "10s")
+ * public void reserve(String tenant, String sku, int quantity) { ... }
+ *
+ * &#64;DistributedLock(key = "#accountIds", ifLocked = IfLocked.SKIP)     // one lock per account
+ * public Optional&lt;Transfer&gt; transfer(List&lt;Long&gt; accountIds) { ... }
+ * </pre>
+ *
+ * The lock's name is {@link #name()} followed by the evaluated {@link #key()} parts,
+ * joined by {@code ':'}; its Redis key is {@code <redis-lock.key-prefix>{<lock name>}}.
+ *
+ * <p>
+ * Every expression is checked when the bean is created; a mistake (bad syntax, an unknown
+ * parameter, SKIP on a method returning a primitive) fails application start-up naming
+ * the method. At call time, a key part that evaluates to {@code null} or blank throws
+ * {@link IllegalArgumentException} before the method runs.
+ *
+ * @since 0.1.0
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface DistributedLock {
+
+	/**
+	 * The lock's name before the key parts. Default:
+	 * {@code <SimpleClassName>.<methodName>} of the class that declares the method.
+	 */
+	String name() default "";
+
+	/**
+	 * SpEL expressions whose values complete the lock's name, joined by {@code ':'}. They
+	 * see the method's parameters by name ({@code #orderId}, needs {@code -parameters},
+	 * which Spring Boot's build plugins set) or position ({@code #p0}, {@code #a0}),
+	 * {@code #root.method}, {@code #root.args}, {@code #root.target},
+	 * {@code #root.targetClass} and beans ({@code @beanName}). A value that is a
+	 * collection or array locks each element (one lock each), all or none, in sorted
+	 * order so that two calls cannot deadlock. Empty: one lock for the method, whatever
+	 * the arguments.
+	 */
+	String[] key() default {};
+
+	/**
+	 * How long to wait for the lock, as Spring Boot writes durations ({@code 500ms},
+	 * {@code 3s}, {@code PT3S}) or a {@code ${...}} placeholder. Empty:
+	 * {@code redis-lock.wait-time}. {@code 0}: do not wait.
+	 */
+	String waitTime() default "";
+
+	/**
+	 * How long the lock stays held at most, in the same format as {@link #waitTime()}.
+	 * Empty: {@code redis-lock.lease-time}, and when that is unset too, a lease the
+	 * watchdog renews until the method returns.
+	 */
+	String leaseTime() default "";
+
+	/**
+	 * What the call does when the lock is not acquired within the wait time. Ignored when
+	 * a {@link #fallback()} is named.
+	 */
+	IfLocked ifLocked() default IfLocked.THROW;
+
+	/**
+	 * Name of a {@link LockFallback} bean that answers the call instead of the method
+	 * when the lock is not acquired, for example with a cached or default value.
+	 */
+	String fallback() default "";
+
+}

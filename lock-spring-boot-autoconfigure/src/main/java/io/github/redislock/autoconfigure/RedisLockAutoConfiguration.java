@@ -1,0 +1,86 @@
+package io.github.redislock.autoconfigure;
+
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.interceptor.AnnotationLockOperationSource;
+import io.github.redislock.interceptor.LockInterceptor;
+import io.github.redislock.interceptor.LockOperationSource;
+import io.github.redislock.interceptor.LockOperationSourceAdvisor;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Auto-configures a {@link RedisLockClient} on the application's
+ * {@link RedisConnectionFactory} (whatever {@code spring.data.redis.*} describes:
+ * standalone, Sentinel or Cluster, ACL, TLS) and the {@code @DistributedLock} support.
+ * Every bean backs off when the application defines its own;
+ * {@code redis-lock.enabled=false} turns it all off.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration" })
+@ConditionalOnClass({ RedisConnectionFactory.class, StringRedisTemplate.class })
+@ConditionalOnBean(RedisConnectionFactory.class)
+@ConditionalOnBooleanProperty(name = "redis-lock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedisLockProperties.class)
+public final class RedisLockAutoConfiguration {
+
+	// A template of its own: an application's StringRedisTemplate may have transaction
+	// support enabled, which
+	// would queue the lock scripts inside a MULTI and return no result.
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	RedisLockClient redisLockClient(RedisConnectionFactory connectionFactory, RedisLockProperties properties) {
+		StringRedisTemplate redisTemplate = new StringRedisTemplate(connectionFactory);
+		return RedisLockClient.builder(redisTemplate)
+			.keyPrefix(properties.getKeyPrefix())
+			.watchdogTimeout(properties.getWatchdogTimeout())
+			.build();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.aop.support.AbstractPointcutAdvisor")
+	@Import(LockAutoProxyRegistrar.class)
+	static class AnnotationConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LockOperationSource lockOperationSource(RedisLockProperties properties) {
+			return new AnnotationLockOperationSource(properties.getWaitTime(), properties.getLeaseTime());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LockInterceptor lockInterceptor(LockOperationSource lockOperationSource,
+				ObjectProvider<RedisLockClient> redisLockClient) {
+			return new LockInterceptor(lockOperationSource, redisLockClient::getObject);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LockOperationSourceAdvisor lockOperationSourceAdvisor(LockOperationSource lockOperationSource,
+				LockInterceptor lockInterceptor, RedisLockProperties properties) {
+			LockOperationSourceAdvisor advisor = new LockOperationSourceAdvisor(lockOperationSource, lockInterceptor);
+			advisor.setOrder(properties.getAspectOrder());
+			return advisor;
+		}
+
+	}
+
+}

@@ -1,0 +1,120 @@
+package io.github.redislock.autoconfigure;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+import org.springframework.lang.Nullable;
+import org.springframework.util.Assert;
+
+/**
+ * Settings of redis-lock, under {@code redis-lock.*}. The Redis connection itself comes
+ * from {@code spring.data.redis.*}. Invalid values fail start-up naming the property.
+ *
+ * @since 0.1.0
+ */
+@ConfigurationProperties("redis-lock")
+public class RedisLockProperties {
+
+	/**
+	 * Default of the order property: inside security interceptors, outside
+	 * {@code @Transactional}.
+	 */
+	public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+	/**
+	 * Whether to auto-configure the lock client and the @DistributedLock support.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * What every lock key starts with; the key of lock 'order:42' is then
+	 * '<prefix>{order:42}'. Must not be blank or contain '{' or '}'.
+	 */
+	private String keyPrefix = "lock:";
+
+	/**
+	 * How long @DistributedLock methods wait for their lock when the annotation gives no
+	 * waitTime. 0 means do not wait.
+	 */
+	private Duration waitTime = Duration.ofSeconds(5);
+
+	/**
+	 * Lease of @DistributedLock methods whose annotation gives no leaseTime. Unset: a
+	 * lease the watchdog renews until the method returns.
+	 */
+	@Nullable
+	private Duration leaseTime;
+
+	/**
+	 * Lease of locks taken without an explicit lease; the watchdog renews it every third
+	 * of this. At least 300ms.
+	 */
+	private Duration watchdogTimeout = Duration.ofSeconds(30);
+
+	/**
+	 * Order of the @DistributedLock advice among other advice (lower runs first, i.e.
+	 * outside). The default puts the lock outside @Transactional, so a transaction
+	 * commits before its lock is released.
+	 */
+	private int aspectOrder = DEFAULT_ASPECT_ORDER;
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		Assert.isTrue(keyPrefix != null && !keyPrefix.isBlank(), "redis-lock.key-prefix must not be blank");
+		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+				"redis-lock.key-prefix must not contain '{' or '}' (the lock name follows in a hash tag)");
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getWaitTime() {
+		return this.waitTime;
+	}
+
+	public void setWaitTime(Duration waitTime) {
+		Assert.isTrue(waitTime != null && !waitTime.isNegative(),
+				() -> "redis-lock.wait-time must not be negative, was " + waitTime);
+		this.waitTime = waitTime;
+	}
+
+	@Nullable
+	public Duration getLeaseTime() {
+		return this.leaseTime;
+	}
+
+	public void setLeaseTime(@Nullable Duration leaseTime) {
+		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0,
+				() -> "redis-lock.lease-time must be at least 1ms (leave it unset for the watchdog), was " + leaseTime);
+		this.leaseTime = leaseTime;
+	}
+
+	public Duration getWatchdogTimeout() {
+		return this.watchdogTimeout;
+	}
+
+	public void setWatchdogTimeout(Duration watchdogTimeout) {
+		Assert.isTrue(watchdogTimeout != null && watchdogTimeout.compareTo(Duration.ofMillis(300)) >= 0,
+				() -> "redis-lock.watchdog-timeout must be at least 300ms, was " + watchdogTimeout);
+		this.watchdogTimeout = watchdogTimeout;
+	}
+
+	public int getAspectOrder() {
+		return this.aspectOrder;
+	}
+
+	public void setAspectOrder(int aspectOrder) {
+		this.aspectOrder = aspectOrder;
+	}
+
+}

@@ -1,0 +1,180 @@
+package io.github.redislock.interceptor;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+
+import io.github.redislock.annotation.DistributedLock;
+import io.github.redislock.annotation.IfLocked;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.lang.Nullable;
+import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Reads {@link DistributedLock} from methods, their interfaces and superclasses (also as
+ * a meta-annotation), resolves placeholders and durations, parses and checks the key
+ * expressions, and caches the result per method and target class; after the first call a
+ * lookup is one map hit.
+ *
+ * @since 0.1.0
+ */
+public class AnnotationLockOperationSource implements LockOperationSource, EmbeddedValueResolverAware {
+
+	private static final Object NOT_LOCKED = new Object();
+
+	private final Duration defaultWaitTime;
+
+	@Nullable
+	private final Duration defaultLeaseTime;
+
+	private final KeyExpressionParser keyParser = new KeyExpressionParser();
+
+	private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>(256);
+
+	@Nullable
+	private StringValueResolver valueResolver;
+
+	/**
+	 * Creates a source whose annotations fall back to the given defaults.
+	 * @param defaultWaitTime the wait of annotations that give none
+	 * @param defaultLeaseTime the lease of annotations that give none, or {@code null}
+	 * for the watchdog
+	 */
+	public AnnotationLockOperationSource(Duration defaultWaitTime, @Nullable Duration defaultLeaseTime) {
+		Assert.notNull(defaultWaitTime, "defaultWaitTime must not be null");
+		this.defaultWaitTime = defaultWaitTime;
+		this.defaultLeaseTime = defaultLeaseTime;
+	}
+
+	@Override
+	public void setEmbeddedValueResolver(StringValueResolver resolver) {
+		this.valueResolver = resolver;
+	}
+
+	@Override
+	@Nullable
+	public LockOperation getLockOperation(Method method, @Nullable Class<?> targetClass) {
+		if (method.getDeclaringClass() == Object.class) {
+			return null;
+		}
+		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+		Object cached = this.cache.get(cacheKey);
+		if (cached == null) {
+			LockOperation operation = computeOperation(method, targetClass);
+			cached = (operation != null) ? operation : NOT_LOCKED;
+			this.cache.put(cacheKey, cached);
+		}
+		return (cached != NOT_LOCKED) ? (LockOperation) cached : null;
+	}
+
+	/** The operations found so far. */
+	List<LockOperation> operations() {
+		List<LockOperation> operations = new ArrayList<>();
+		for (Object cached : this.cache.values()) {
+			if (cached instanceof LockOperation operation) {
+				operations.add(operation);
+			}
+		}
+		return operations;
+	}
+
+	@Nullable
+	private LockOperation computeOperation(Method method, @Nullable Class<?> targetClass) {
+		Method specificMethod = AopUtils.getMostSpecificMethod(method, targetClass);
+		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specificMethod, DistributedLock.class);
+		if (annotation == null && specificMethod != method) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+		}
+		return (annotation != null) ? parse(specificMethod, annotation) : null;
+	}
+
+	private LockOperation parse(Method method, DistributedLock annotation) {
+		String where = "@DistributedLock on " + LockOperation.describe(method);
+		String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name())
+				: method.getDeclaringClass().getSimpleName() + "." + method.getName();
+		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+			throw new IllegalStateException(where + ": name '" + name + "' must not contain '{' or '}'");
+		}
+		List<LockOperation.KeyExpression> keys = new ArrayList<>();
+		for (String key : annotation.key()) {
+			keys.add(this.keyParser.parse(key, method, where));
+		}
+		Duration waitTime = duration(annotation.waitTime(), "waitTime", where, this.defaultWaitTime);
+		Duration leaseTime = duration(annotation.leaseTime(), "leaseTime", where, this.defaultLeaseTime);
+		if (leaseTime != null && (leaseTime.isZero() || leaseTime.isNegative())) {
+			throw new IllegalStateException(where + ": leaseTime must be positive, was " + leaseTime);
+		}
+		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
+		checkReturnType(method, annotation.ifLocked(), fallback, where);
+		return new LockOperation(method, name, keys, waitTime, leaseTime, annotation.ifLocked(), fallback);
+	}
+
+	private static void checkReturnType(Method method, IfLocked ifLocked, @Nullable String fallback, String where) {
+		Class<?> returnType = method.getReturnType();
+		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
+				|| isReactive(returnType)) {
+			throw new IllegalStateException(where + " returns " + returnType.getSimpleName()
+					+ ": the lock would be released when the method returns, before the asynchronous work ends. "
+					+ "Lock inside the asynchronous task instead, e.g. with RedisLockClient.withLock(...).");
+		}
+		if (fallback != null && ifLocked == IfLocked.SKIP) {
+			throw new IllegalStateException(
+					where + " sets both ifLocked = SKIP and fallback = '" + fallback + "'; choose one");
+		}
+		if (fallback == null && ifLocked == IfLocked.SKIP && returnType.isPrimitive() && returnType != void.class) {
+			throw new IllegalStateException(where + " uses ifLocked = SKIP but returns " + returnType.getName()
+					+ ", which cannot be null; return a wrapper type or Optional, or name a fallback");
+		}
+	}
+
+	private static boolean isReactive(Class<?> type) {
+		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
+			for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(candidate)) {
+				if (implemented.getName().equals("org.reactivestreams.Publisher")) {
+					return true;
+				}
+			}
+		}
+		return type.getName().equals("org.reactivestreams.Publisher");
+	}
+
+	@Nullable
+	private Duration duration(String value, String attribute, String where, @Nullable Duration fallback) {
+		if (!StringUtils.hasText(value)) {
+			return fallback;
+		}
+		String resolved = resolve(value).trim();
+		Duration duration;
+		try {
+			duration = resolved.equals("0") ? Duration.ZERO : DurationFormatterUtils.detectAndParse(resolved);
+		}
+		catch (IllegalArgumentException | DateTimeParseException ex) {
+			throw new IllegalStateException(where + ": " + attribute + " '" + value + "'"
+					+ (resolved.equals(value) ? "" : " (resolved to '" + resolved + "')")
+					+ " is not a duration; write it like 500ms, 3s, 1m or PT3S", ex);
+		}
+		if (duration.isNegative()) {
+			throw new IllegalStateException(where + ": " + attribute + " must not be negative, was " + value);
+		}
+		return duration;
+	}
+
+	private String resolve(String value) {
+		return (this.valueResolver != null) ? this.valueResolver.resolveStringValue(value) : value;
+	}
+
+}

@@ -1,0 +1,129 @@
+package io.github.redislock.interceptor;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.lang.Nullable;
+import org.springframework.util.ObjectUtils;
+
+/**
+ * Turns a call into the names of the locks it needs. Expressions were parsed when the
+ * bean was created; the variable names of each method are worked out once; a call only
+ * evaluates.
+ */
+final class LockKeyEvaluator {
+
+	@Nullable
+	private final BeanFactoryResolver beanResolver;
+
+	private final Map<Method, String[][]> variableNames = new ConcurrentHashMap<>();
+
+	LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
+		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+	}
+
+	/**
+	 * The lock names of one call, sorted and without duplicates: the order in which to
+	 * acquire them.
+	 * @throws IllegalArgumentException if a key part is null, blank, an empty collection,
+	 * or contains a brace
+	 */
+	List<String> lockNames(LockOperation operation, Object target, Class<?> targetClass, Object[] arguments) {
+		if (operation.keys().isEmpty()) {
+			return List.of(operation.getName());
+		}
+		StandardEvaluationContext context = context(operation, target, targetClass, arguments);
+		List<String> prefixes = List.of(operation.getName());
+		for (LockOperation.KeyExpression key : operation.keys()) {
+			List<String> parts = parts(operation, key, context);
+			List<String> names = new ArrayList<>(prefixes.size() * parts.size());
+			for (String prefix : prefixes) {
+				for (String part : parts) {
+					names.add(prefix + ":" + part);
+				}
+			}
+			prefixes = names;
+		}
+		return (prefixes.size() == 1) ? prefixes : List.copyOf(new TreeSet<>(prefixes));
+	}
+
+	private List<String> parts(LockOperation operation, LockOperation.KeyExpression key,
+			StandardEvaluationContext context) {
+		Object value;
+		try {
+			value = key.expression().getValue(context);
+		}
+		catch (EvaluationException ex) {
+			throw new IllegalArgumentException(where(operation, key) + " failed: " + ex.getMessage(), ex);
+		}
+		if (value instanceof Collection<?> || (value != null && value.getClass().isArray())) {
+			Collection<?> elements = (value instanceof Collection<?> collection) ? collection
+					: List.of(ObjectUtils.toObjectArray(value));
+			if (elements.isEmpty()) {
+				throw new IllegalArgumentException(where(operation, key) + " evaluated to an empty "
+						+ ((value instanceof Collection<?>) ? "collection" : "array")
+						+ ", so there is nothing to lock");
+			}
+			List<String> parts = new ArrayList<>(elements.size());
+			for (Object element : elements) {
+				parts.add(part(operation, key, element));
+			}
+			return parts;
+		}
+		return List.of(part(operation, key, value));
+	}
+
+	private static String part(LockOperation operation, LockOperation.KeyExpression key, @Nullable Object value) {
+		String part = (value != null) ? value.toString() : null;
+		if (part == null || part.isBlank()) {
+			throw new IllegalArgumentException(
+					where(operation, key) + " evaluated to " + ((part == null) ? "null" : "a blank value")
+							+ "; refusing to lock a key such as '" + operation.getName() + ":" + part + "'");
+		}
+		if (part.indexOf('{') >= 0 || part.indexOf('}') >= 0) {
+			throw new IllegalArgumentException(where(operation, key) + " evaluated to '" + part
+					+ "', which contains '{' or '}'; lock names cannot (the library adds a Redis Cluster hash tag)");
+		}
+		return part;
+	}
+
+	private StandardEvaluationContext context(LockOperation operation, Object target, Class<?> targetClass,
+			Object[] arguments) {
+		StandardEvaluationContext context = new StandardEvaluationContext(
+				new LockExpressionRoot(operation.getMethod(), arguments, target, targetClass));
+		if (this.beanResolver != null) {
+			context.setBeanResolver(this.beanResolver);
+		}
+		String[][] names = this.variableNames.computeIfAbsent(operation.getMethod(), LockKeyEvaluator::variableNames);
+		for (int i = 0; i < arguments.length; i++) {
+			for (String name : names[i]) {
+				context.setVariable(name, arguments[i]);
+			}
+		}
+		return context;
+	}
+
+	private static String[][] variableNames(Method method) {
+		String[] parameterNames = KeyExpressionParser.parameterNamesOf(method);
+		String[][] names = new String[method.getParameterCount()][];
+		for (int i = 0; i < names.length; i++) {
+			names[i] = (parameterNames != null) ? new String[] { parameterNames[i], "p" + i, "a" + i }
+					: new String[] { "p" + i, "a" + i };
+		}
+		return names;
+	}
+
+	private static String where(LockOperation operation, LockOperation.KeyExpression key) {
+		return "@DistributedLock on " + operation.describeMethod() + ": key expression '" + key.source() + "'";
+	}
+
+}

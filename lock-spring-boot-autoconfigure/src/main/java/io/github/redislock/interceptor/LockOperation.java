@@ -1,0 +1,119 @@
+package io.github.redislock.interceptor;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import io.github.redislock.annotation.IfLocked;
+
+import org.springframework.expression.Expression;
+import org.springframework.lang.Nullable;
+
+/**
+ * What one {@code @DistributedLock} method asks for, resolved once when its bean is
+ * created: the lock name, the parsed key expressions and the effective wait and lease.
+ *
+ * @since 0.1.0
+ */
+public final class LockOperation {
+
+	private final Method method;
+
+	private final String name;
+
+	private final List<KeyExpression> keys;
+
+	private final Duration waitTime;
+
+	@Nullable
+	private final Duration leaseTime;
+
+	private final IfLocked ifLocked;
+
+	@Nullable
+	private final String fallback;
+
+	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
+			IfLocked ifLocked, @Nullable String fallback) {
+		this.method = method;
+		this.name = name;
+		this.keys = List.copyOf(keys);
+		this.waitTime = waitTime;
+		this.leaseTime = leaseTime;
+		this.ifLocked = ifLocked;
+		this.fallback = fallback;
+	}
+
+	/** The annotated method. */
+	public Method getMethod() {
+		return this.method;
+	}
+
+	/** The lock's name before the key parts. */
+	public String getName() {
+		return this.name;
+	}
+
+	/** The key expressions, in the order the annotation gives them. */
+	public List<String> getKeyExpressions() {
+		return this.keys.stream().map(KeyExpression::source).toList();
+	}
+
+	/** How long a call waits for the lock. */
+	public Duration getWaitTime() {
+		return this.waitTime;
+	}
+
+	/** The lease, or {@code null} for a lease renewed by the watchdog. */
+	@Nullable
+	public Duration getLeaseTime() {
+		return this.leaseTime;
+	}
+
+	/** What a call does when the lock is not acquired, unless a fallback is named. */
+	public IfLocked getIfLocked() {
+		return this.ifLocked;
+	}
+
+	/** The name of the {@code LockFallback} bean, or {@code null}. */
+	@Nullable
+	public String getFallback() {
+		return this.fallback;
+	}
+
+	List<KeyExpression> keys() {
+		return this.keys;
+	}
+
+	Object skippedResult() {
+		return (this.method.getReturnType() == Optional.class) ? Optional.empty() : null;
+	}
+
+	/** The method as messages name it: {@code OrderService.ship(long)}. */
+	String describeMethod() {
+		return describe(this.method);
+	}
+
+	static String describe(Method method) {
+		StringBuilder description = new StringBuilder(method.getDeclaringClass().getSimpleName()).append('.')
+			.append(method.getName())
+			.append('(');
+		Class<?>[] parameterTypes = method.getParameterTypes();
+		for (int i = 0; i < parameterTypes.length; i++) {
+			description.append((i > 0) ? ", " : "").append(parameterTypes[i].getSimpleName());
+		}
+		return description.append(')').toString();
+	}
+
+	@Override
+	public String toString() {
+		return "LockOperation[" + describeMethod() + " -> " + this.name + " " + getKeyExpressions() + ", wait "
+				+ this.waitTime + ", lease " + ((this.leaseTime != null) ? this.leaseTime : "watchdog") + "]";
+	}
+
+	/** One parsed key expression and its source text, for messages. */
+	record KeyExpression(String source, Expression expression) {
+	}
+
+}

@@ -1,0 +1,25 @@
+package io.github.redislock.interceptor;
+
+import java.lang.reflect.Method;
+
+import org.springframework.lang.Nullable;
+
+/**
+ * Tells which methods are locked and how. Implementations cache their answers: they are
+ * asked on every call.
+ *
+ * @since 0.1.0
+ */
+public interface LockOperationSource {
+
+	/**
+	 * Returns the lock operation of a method, or {@code null} if it is not locked.
+	 * @param method the method called (possibly an interface method)
+	 * @param targetClass the class of the target bean, or {@code null}
+	 * @throws IllegalStateException if the method's lock configuration is invalid; the
+	 * message names the method and what is wrong
+	 */
+	@Nullable
+	LockOperation getLockOperation(Method method, @Nullable Class<?> targetClass);
+
+}

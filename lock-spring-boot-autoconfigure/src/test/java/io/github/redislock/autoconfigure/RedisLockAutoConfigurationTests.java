@@ -1,0 +1,170 @@
+package io.github.redislock.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.interceptor.LockInterceptor;
+import io.github.redislock.interceptor.LockOperationSource;
+import io.github.redislock.interceptor.LockOperationSourceAdvisor;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which beans the auto-configuration creates and how properties bind; no Redis is
+ * contacted (the connection factory connects lazily).
+ */
+class RedisLockAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(BootClasses.redisAndLock());
+
+	@Test
+	void defaultsCreateTheClientAndTheAnnotationSupport() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(RedisLockClient.class)
+				.hasSingleBean(LockOperationSource.class)
+				.hasSingleBean(LockInterceptor.class)
+				.hasSingleBean(LockOperationSourceAdvisor.class)
+				.hasSingleBean(RedisLockProperties.class);
+			RedisLockProperties properties = context.getBean(RedisLockProperties.class);
+			assertThat(properties.getKeyPrefix()).isEqualTo("lock:");
+			assertThat(properties.getWaitTime()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(properties.getLeaseTime()).isNull();
+			assertThat(properties.getWatchdogTimeout()).isEqualTo(Duration.ofSeconds(30));
+			assertThat(context.getBean(LockOperationSourceAdvisor.class).getOrder())
+				.isEqualTo(RedisLockProperties.DEFAULT_ASPECT_ORDER);
+		});
+	}
+
+	@Test
+	void propertiesBindAndReachTheBeans() {
+		this.contextRunner
+			.withPropertyValues("redis-lock.key-prefix=app:locks:", "redis-lock.wait-time=250ms",
+					"redis-lock.lease-time=PT10S", "redis-lock.watchdog-timeout=1m", "redis-lock.aspect-order=42")
+			.run((context) -> {
+				RedisLockProperties properties = context.getBean(RedisLockProperties.class);
+				assertThat(properties.getWaitTime()).isEqualTo(Duration.ofMillis(250));
+				assertThat(properties.getLeaseTime()).isEqualTo(Duration.ofSeconds(10));
+				assertThat(properties.getWatchdogTimeout()).isEqualTo(Duration.ofMinutes(1));
+				assertThat(context.getBean(RedisLockClient.class).toString()).contains("keyPrefix=app:locks:");
+				assertThat(context.getBean(LockOperationSourceAdvisor.class).getOrder()).isEqualTo(42);
+			});
+	}
+
+	@Test
+	void userBeansWin() {
+		this.contextRunner.withUserConfiguration(UserBeans.class).run((context) -> {
+			assertThat(context).hasSingleBean(RedisLockClient.class).hasSingleBean(LockInterceptor.class);
+			assertThat(context.getBean(RedisLockClient.class)).isSameAs(UserBeans.CLIENT);
+			assertThat(context).getBean("userLockInterceptor").isSameAs(context.getBean(LockInterceptor.class));
+		});
+	}
+
+	@Test
+	void disabledFlagTurnsEverythingOff() {
+		this.contextRunner.withPropertyValues("redis-lock.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RedisLockClient.class)
+				.doesNotHaveBean(LockOperationSourceAdvisor.class)
+				.doesNotHaveBean(RedisLockProperties.class);
+		});
+	}
+
+	@Test
+	void withoutSpringDataRedisNothingIsRegisteredAndNothingFails() {
+		new ApplicationContextRunner().withConfiguration(BootClasses.redisAndLock())
+			.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockClient.class));
+	}
+
+	@Test
+	void withoutAConnectionFactoryNothingIsRegistered() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					org.springframework.boot.autoconfigure.AutoConfigurations.of(RedisLockAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RedisLockClient.class)
+				.doesNotHaveBean(RedisConnectionFactory.class));
+	}
+
+	@Test
+	void withoutSpringAopTheClientIsStillAvailable() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.springframework.aop.support"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockClient.class)
+				.doesNotHaveBean(LockOperationSourceAdvisor.class));
+	}
+
+	@Test
+	void negativeWaitTimeFailsStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("redis-lock.wait-time=-1s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redis-lock.wait-time must not be negative"));
+	}
+
+	@Test
+	void blankKeyPrefixFailsStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("redis-lock.key-prefix= ")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redis-lock.key-prefix must not be blank"));
+	}
+
+	@Test
+	void tooSmallWatchdogTimeoutFailsStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("redis-lock.watchdog-timeout=100ms")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redis-lock.watchdog-timeout must be at least 300ms"));
+	}
+
+	@Test
+	void zeroLeaseTimeFailsStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("redis-lock.lease-time=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redis-lock.lease-time must be at least 1ms"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserBeans {
+
+		static final RedisLockClient CLIENT = new RedisLockClient() {
+
+			@Override
+			public RedisLock getLock(String name) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+
+		@Bean
+		RedisLockClient userLockClient() {
+			return CLIENT;
+		}
+
+		@Bean
+		LockInterceptor userLockInterceptor(LockOperationSource source) {
+			return new LockInterceptor(source, CLIENT);
+		}
+
+	}
+
+}

@@ -105,7 +105,9 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	public void afterSingletonsInstantiated() {
 		if (this.beanFactory != null && this.operationSource instanceof AnnotationLockOperationSource source) {
 			for (LockOperation operation : source.operations()) {
-				fallback(operation);
+				if (operation.getFallback() != null) {
+					fallback(operation);
+				}
 			}
 		}
 	}

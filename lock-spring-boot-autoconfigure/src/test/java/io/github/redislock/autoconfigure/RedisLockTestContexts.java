@@ -1,0 +1,27 @@
+package io.github.redislock.autoconfigure;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+
+/**
+ * What tests of other packages need to build a context with the lock auto-configuration
+ * on a test's Redis.
+ */
+public final class RedisLockTestContexts {
+
+	private RedisLockTestContexts() {
+	}
+
+	/** Spring Boot's Redis auto-configuration (3.5 or 4.x) followed by this library's. */
+	public static AutoConfigurations redisAndLock() {
+		return BootClasses.redisAndLock();
+	}
+
+	/** Connection properties for the test's own Redis, with a short command timeout. */
+	public static String[] redisProperties(RedisServerExtension redis) {
+		return new String[] { "spring.data.redis.host=" + redis.server().host(),
+				"spring.data.redis.port=" + redis.server().port(), "spring.data.redis.timeout=2s" };
+	}
+
+}

@@ -104,7 +104,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	private LockOperation parse(Method method, DistributedLock annotation) {
 		String where = "@DistributedLock on " + LockOperation.describe(method);
-		String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name())
+		String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name(), "name", where)
 				: method.getDeclaringClass().getSimpleName() + "." + method.getName();
 		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new IllegalStateException(where + ": name '" + name + "' must not contain '{' or '}'");
@@ -157,7 +157,11 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		if (!StringUtils.hasText(value)) {
 			return fallback;
 		}
-		String resolved = resolve(value).trim();
+		String resolved = resolve(value, attribute, where).trim();
+		if (resolved.contains("${")) {
+			throw new IllegalStateException(
+					where + ": " + attribute + " '" + value + "' has a placeholder that no property resolves");
+		}
 		Duration duration;
 		try {
 			duration = resolved.equals("0") ? Duration.ZERO : DurationFormatterUtils.detectAndParse(resolved);
@@ -173,8 +177,17 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		return duration;
 	}
 
-	private String resolve(String value) {
-		return (this.valueResolver != null) ? this.valueResolver.resolveStringValue(value) : value;
+	private String resolve(String value, String attribute, String where) {
+		if (this.valueResolver == null) {
+			return value;
+		}
+		try {
+			String resolved = this.valueResolver.resolveStringValue(value);
+			return (resolved != null) ? resolved : value;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + ": " + attribute + " '" + value + "': " + ex.getMessage(), ex);
+		}
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.RedisLockException;
@@ -149,7 +150,7 @@ final class LockCommands {
 			// DataAccessException mostly; Lettuce's own exceptions escape translation on
 			// some paths
 			throw new RedisLockException("Could not " + operation + " lock '" + keys.name() + "' (key '"
-					+ keys.lockKey() + "'): " + ex.getMessage(), ex);
+					+ keys.lockKey() + "'): " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage(), ex);
 		}
 	}
 

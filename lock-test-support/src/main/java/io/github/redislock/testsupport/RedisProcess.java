@@ -105,13 +105,8 @@ final class RedisProcess implements RedisServer {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException("redis-server on port " + this.port + " exited at start-up: " + log());
 			}
-			try {
-				if ("PONG".equals(RespCommand.send(host(), this.port, "PING"))) {
-					return;
-				}
-			}
-			catch (RuntimeException notYetListening) {
-				// expected until the server listens
+			if (RespCommand.answers(host(), this.port)) {
+				return;
 			}
 			try {
 				this.process.waitFor(10, TimeUnit.MILLISECONDS);

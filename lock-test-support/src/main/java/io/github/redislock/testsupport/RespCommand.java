@@ -38,6 +38,21 @@ final class RespCommand {
 	}
 
 	/**
+	 * Whether a server answers PING at all; an authentication error counts as an answer.
+	 */
+	static boolean answers(String host, int port) {
+		try {
+			return "PONG".equals(send(host, port, "PING"));
+		}
+		catch (IllegalStateException ex) {
+			return ex.getMessage().contains("NOAUTH");
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
+	/**
 	 * Reads one reply; arrays come back as their elements, one per line; a nil as an
 	 * empty string.
 	 */

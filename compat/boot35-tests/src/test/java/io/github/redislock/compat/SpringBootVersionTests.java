@@ -8,8 +8,8 @@ import org.springframework.core.SpringVersion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Guards this module's purpose: the shared tests it runs must really run on Spring Boot 3.5 and Spring
- * Framework 6.2, not on versions leaking in from the main build.
+ * Guards this module's purpose: the shared tests it runs must really run on Spring Boot
+ * 3.5 and Spring Framework 6.2, not on versions leaking in from the main build.
  */
 class SpringBootVersionTests {
 

@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
@@ -28,9 +29,12 @@ import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
@@ -40,11 +44,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code @DistributedLock} on real beans against a real Redis: which lock each form of
  * key takes, and what a call does when it cannot have it.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DistributedLockTests {
 
 	@RegisterExtension
@@ -220,6 +226,38 @@ class DistributedLockTests {
 			Duration lease = context.getBean(SkippingService.class)
 				.withLease(id, () -> context.getBean(RedisLockClient.class).getLock("lease:" + id).remainingLease());
 			assertThat(lease).isBetween(Duration.ofSeconds(8), Duration.ofSeconds(10));
+		});
+	}
+
+	@Test
+	void aFailedReleaseNeverMasksTheMethodsOwnException() {
+		run((context) -> {
+			String id = unique();
+			RedisLock lock = context.getBean(RedisLockClient.class).getLock("short:" + id);
+			SkippingService service = context.getBean(SkippingService.class);
+			assertThatThrownBy(() -> service.withShortLease(id, () -> {
+				await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+				throw new IllegalStateException("the method's own failure");
+			})).hasMessage("the method's own failure")
+				.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
+					.isInstanceOf(LeaseExpiredException.class)
+					.extracting(Throwable::getMessage, org.assertj.core.api.InstanceOfAssertFactories.STRING)
+					.contains("its lease of 200ms ran out"));
+		});
+	}
+
+	@Test
+	void aFailedReleaseAfterSuccessIsLoggedAndTheResultKept(CapturedOutput output) {
+		run((context) -> {
+			String id = unique();
+			RedisLock lock = context.getBean(RedisLockClient.class).getLock("short:" + id);
+			String result = context.getBean(SkippingService.class).withShortLease(id, () -> {
+				await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+				return "done";
+			});
+			assertThat(result).isEqualTo("done");
+			assertThat(output).contains("Could not release lock 'short:" + id + "' cleanly")
+				.contains("its lease of 200ms ran out");
 		});
 	}
 

@@ -127,6 +127,11 @@ final class LockedServices {
 			return inside.get();
 		}
 
+		@DistributedLock(name = "short", key = "#id", leaseTime = "200ms")
+		public <T> T withShortLease(String id, Supplier<T> inside) {
+			return inside.get();
+		}
+
 	}
 
 	static class ReentrantService {

@@ -1,5 +1,8 @@
 package io.github.redislock.internal;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import org.springframework.core.io.ClassPathResource;
@@ -31,14 +34,20 @@ final class LockScripts {
 	private LockScripts() {
 	}
 
+	// The text is read once and the script built from it: a script built on the resource
+	// itself would ask the
+	// resource for its modification time on every execution (a file system call, or a jar
+	// lookup).
 	private static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		DefaultRedisScript<T> script = new DefaultRedisScript<>();
-		script.setLocation(new ClassPathResource(name, LockScripts.class));
-		script.setResultType(resultType);
-		// reads the file and computes the SHA1 now, so a missing script fails at class
-		// initialisation
-		script.getSha1();
-		return script;
+		try {
+			String text = new ClassPathResource(name, LockScripts.class).getContentAsString(StandardCharsets.UTF_8);
+			DefaultRedisScript<T> script = new DefaultRedisScript<>(text, resultType);
+			script.getSha1();
+			return script;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the lock script '" + name + "' from the classpath", ex);
+		}
 	}
 
 }

@@ -1,0 +1,47 @@
+package io.github.redislock.benchmark;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A separate JVM of {@link TwoJvmScenario}: contends for the lock on several threads
+ * until the given end time and prints what it measured on one line.
+ */
+public final class ContentionWorker {
+
+	private ContentionWorker() {
+	}
+
+	public static void main(String[] args) {
+		Library library = Library.valueOf(args[0]);
+		String host = args[1];
+		int port = Integer.parseInt(args[2]);
+		int threads = Integer.parseInt(args[3]);
+		Path counterFile = Path.of(args[4]);
+		try (LockLibrary locks = library.connect(host, port); SharedCounter shared = new SharedCounter(counterFile)) {
+			String name = ContentionStep.LOCK_NAME + ":jvms:" + library.name();
+			// connected: let the parent pick the window once every worker is
+			System.out.println("READY");
+			System.out.flush();
+			while (shared.measureFrom() == 0) {
+				Thread.onSpinWait();
+				LockSupport.parkNanos(1_000_000);
+			}
+			long measureFrom = shared.measureFrom();
+			long end = shared.end();
+			TimedLoop.Result result = TimedLoop.run(threads, measureFrom, end,
+					(thread) -> new ContentionStep(locks, shared, name));
+			ByteBuffer histogram = ByteBuffer.allocate(result.latency().getNeededByteBufferCapacity());
+			int length = result.latency().encodeIntoCompressedByteBuffer(histogram);
+			byte[] encoded = new byte[length];
+			histogram.flip();
+			histogram.get(encoded);
+			System.out.println("RESULT " + result.measured() + " " + result.total() + " "
+					+ Base64.getEncoder().encodeToString(encoded));
+		}
+		System.exit(0);
+	}
+
+}

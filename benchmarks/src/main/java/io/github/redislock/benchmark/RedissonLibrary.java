@@ -1,0 +1,40 @@
+package io.github.redislock.benchmark;
+
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Redisson's {@code RLock} with its defaults (watchdog lease, its own connection pool).
+ */
+final class RedissonLibrary implements LockLibrary {
+
+	private final RedissonClient redisson;
+
+	RedissonLibrary(String host, int port) {
+		Config config = new Config();
+		config.useSingleServer().setAddress("redis://" + host + ":" + port);
+		this.redisson = Redisson.create(config);
+	}
+
+	@Override
+	public void lock(String name) {
+		this.redisson.getLock(name).lock();
+	}
+
+	@Override
+	public void unlock(String name) {
+		this.redisson.getLock(name).unlock();
+	}
+
+	@Override
+	public boolean isReentrant() {
+		return true;
+	}
+
+	@Override
+	public void close() {
+		this.redisson.shutdown();
+	}
+
+}

@@ -1,0 +1,158 @@
+package io.github.redislock.benchmark;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.DataFormatException;
+
+import io.github.redislock.testsupport.RedisServer;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Two JVMs with several threads each take turns on one lock name, as two instances of a
+ * service would.
+ */
+final class TwoJvmScenario implements Scenario {
+
+	private final int threadsPerJvm;
+
+	TwoJvmScenario(int threadsPerJvm) {
+		this.threadsPerJvm = threadsPerJvm;
+	}
+
+	@Override
+	public String title() {
+		return "contended, 2 JVMs x " + this.threadsPerJvm + " threads";
+	}
+
+	@Override
+	public String unit() {
+		return "acquisitions/s";
+	}
+
+	@Override
+	public String latencyMeaning() {
+		return "hand-off gap (release to next holder)";
+	}
+
+	@Override
+	public List<Library> libraries() {
+		return List.of(Library.REDIS_LOCK, Library.REDISSON, Library.INTEGRATION_PUB_SUB, Library.INTEGRATION_SPIN);
+	}
+
+	@Override
+	public boolean comparesToFloor() {
+		return false;
+	}
+
+	@Override
+	public RunResult run(Library library, RedisServer redis, Duration warmup, Duration run, Path workDirectory) {
+		Path counterFile = workDirectory.resolve("counter-jvms-" + library.name());
+		try (SharedCounter shared = new SharedCounter(counterFile)) {
+			shared.reset();
+			List<Process> workers = new ArrayList<>();
+			List<BufferedReader> outputs = new ArrayList<>();
+			for (int i = 0; i < 2; i++) {
+				Process worker = startWorker(library, redis, counterFile);
+				workers.add(worker);
+				outputs.add(new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8)));
+			}
+			List<String> earlyOutput = new ArrayList<>();
+			for (BufferedReader output : outputs) {
+				awaitReady(output, earlyOutput);
+			}
+			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
+			long end = measureFrom + run.toMillis();
+			shared.window(measureFrom, end);
+			CycleScenario.sleepUntil(measureFrom);
+			CommandStats.reset(redis);
+			CycleScenario.sleepUntil(end);
+			long measured = 0;
+			long total = 0;
+			Histogram latency = TimedLoop.newHistogram();
+			for (int i = 0; i < workers.size(); i++) {
+				String[] result = awaitResult(workers.get(i), outputs.get(i));
+				measured += Long.parseLong(result[1]);
+				total += Long.parseLong(result[2]);
+				latency.add(decode(result[3]));
+			}
+			Map<String, Long> commands = CommandStats.read(redis);
+			return new RunResult(measured, run.toMillis() / 1000.0, latency, shared.counter() == total, commands);
+		}
+	}
+
+	private Process startWorker(Library library, RedisServer redis, Path counterFile) {
+		String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+		try {
+			return new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+					ContentionWorker.class.getName(), library.name(), redis.host(), Integer.toString(redis.port()),
+					Integer.toString(this.threadsPerJvm), counterFile.toString())
+				.redirectErrorStream(true)
+				.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static void awaitReady(BufferedReader output, List<String> lines) {
+		try {
+			for (String line = output.readLine(); line != null; line = output.readLine()) {
+				if (line.equals("READY")) {
+					return;
+				}
+				lines.add(line);
+			}
+			throw new IllegalStateException("Worker JVM ended before it was ready:\n" + String.join("\n", lines));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static String[] awaitResult(Process worker, BufferedReader reader) {
+		try {
+			StringBuilder all = new StringBuilder();
+			for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+				all.append(line).append('\n');
+			}
+			String output = all.toString();
+			if (!worker.waitFor(60, TimeUnit.SECONDS) || worker.exitValue() != 0) {
+				throw new IllegalStateException("Worker JVM failed:\n" + output);
+			}
+			return output.lines()
+				.filter((line) -> line.startsWith("RESULT "))
+				.findFirst()
+				.orElseThrow(() -> new IllegalStateException("Worker JVM printed no result:\n" + output))
+				.split(" ");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static Histogram decode(String base64) {
+		try {
+			return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+		}
+		catch (DataFormatException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

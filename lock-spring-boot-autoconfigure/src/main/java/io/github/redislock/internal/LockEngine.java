@@ -68,19 +68,22 @@ public final class LockEngine implements AutoCloseable {
 			return false;
 		}
 		boolean interrupted = false;
-		ReleaseSubscriptions.Waiters waiters = this.subscriptions.join(keys);
+		ReleaseSubscriptions.Membership membership = this.subscriptions.join(keys);
+		ReleaseSubscriptions.Waiters waiters = membership.waiters();
+		boolean tryNow = membership.subscribedHere();
 		try {
 			for (;;) {
 				if (!interruptible && Thread.interrupted()) {
 					interrupted = true;
 				}
-				// after subscribing, so that a release between the first try and the
-				// subscription is not missed
-				result = this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
-				if (result > 0) {
-					onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
-					return true;
+				if (tryNow) {
+					result = this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
+					if (result > 0) {
+						onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
+						return true;
+					}
 				}
+				tryNow = true;
 				long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 				if (remaining <= 0) {
 					return false;

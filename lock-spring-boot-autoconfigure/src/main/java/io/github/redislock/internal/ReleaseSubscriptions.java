@@ -77,20 +77,33 @@ final class ReleaseSubscriptions implements MessageListener {
 	 * channel is subscribed, so that a release after this call cannot be missed. Pair
 	 * with {@link #leave(Waiters)}.
 	 */
-	Waiters join(LockKeys keys) {
+	Membership join(LockKeys keys) {
 		for (;;) {
 			Waiters waiters = this.waitersByChannel.computeIfAbsent(keys.channel(), Waiters::new);
 			synchronized (waiters) {
 				if (waiters.removed) {
 					continue;
 				}
-				if (!waiters.subscribed) {
+				boolean subscribing = !waiters.subscribed;
+				if (subscribing) {
 					subscribe(keys, waiters);
 				}
 				waiters.count++;
-				return waiters;
+				return new Membership(waiters, subscribing);
 			}
 		}
+	}
+
+	/**
+	 * A thread's place among the waiters of a lock.
+	 *
+	 * @param waiters the lock's waiters
+	 * @param subscribedHere whether this join made the subscription; if it did, a release
+	 * may have come before it and the caller must try the lock once more before it
+	 * sleeps. If not, whoever made the subscription tried after making it, and any later
+	 * release wakes a waiter.
+	 */
+	record Membership(Waiters waiters, boolean subscribedHere) {
 	}
 
 	/**

@@ -347,6 +347,21 @@ class RedisLockTests {
 	}
 
 	@Test
+	void aKeyOfAnotherTypeUnderTheLockNameGivesAClearErrorAndHarmsNoOtherLock() {
+		String name = LockTestClients.uniqueName();
+		this.redisTemplate.opsForValue().set("lock:{" + name + "}", "not a lock");
+		RedisLock lock = this.client.getLock(name);
+		assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+			.hasMessageContaining("Could not acquire lock '" + name + "' (key 'lock:{" + name + "}')")
+			.hasMessageContaining("WRONGTYPE");
+		assertThat(this.redisTemplate.opsForValue().get("lock:{" + name + "}")).isEqualTo("not a lock");
+		RedisLock other = this.client.getLock(LockTestClients.uniqueName());
+		assertThat(other.tryLock()).isTrue();
+		other.unlock();
+		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+	}
+
+	@Test
 	void newConditionIsUnsupportedAndSaysWhy() {
 		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
 		assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class)

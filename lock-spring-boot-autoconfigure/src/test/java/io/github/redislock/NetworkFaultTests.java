@@ -1,0 +1,139 @@
+package io.github.redislock;
+
+import java.time.Duration;
+
+import io.github.redislock.testsupport.FaultProxy;
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A client behind a misbehaving network: every failure reaches the caller within its
+ * bound as a {@link RedisLockException}, nothing hangs or leaks, and locking works again
+ * once the network heals, without restarting anything.
+ */
+class NetworkFaultTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
+
+	private FaultProxy proxy;
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisLockClient client;
+
+	private LockTestClients direct;
+
+	@BeforeEach
+	void connectThroughProxy() {
+		this.proxy = FaultProxy.start(redis.server().host(), redis.server().port());
+		this.connectionFactory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()),
+				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
+		this.connectionFactory.afterPropertiesSet();
+		this.connectionFactory.start();
+		this.client = RedisLockClient.builder(this.connectionFactory).build();
+		this.direct = new LockTestClients(redis);
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.client.close();
+		this.connectionFactory.destroy();
+		this.proxy.close();
+		this.direct.close();
+	}
+
+	@Test
+	void acquireDuringACutFailsWithinWaitPlusCommandTimeoutAndWorksAgainAfterHealing() throws Exception {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+		lock.unlock();
+		this.proxy.cut();
+		long start = System.nanoTime();
+		assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(500), null)).isInstanceOf(RedisLockException.class)
+			.hasMessageContaining(lock.getName());
+		assertThat(Duration.ofNanos(System.nanoTime() - start))
+			.isLessThan(Duration.ofMillis(500).plus(COMMAND_TIMEOUT).plusSeconds(1));
+		this.proxy.heal();
+		await().pollInSameThread()
+			.atMost(Duration.ofSeconds(30))
+			.ignoreExceptions()
+			.until(() -> lock.tryLock(Duration.ZERO, null));
+		lock.unlock();
+		assertNothingLeft();
+	}
+
+	@Test
+	void aWaiterWhoseConnectionIsCutFailsWithinItsBound() throws Exception {
+		String name = LockTestClients.uniqueName();
+		this.direct.newClient().getLock(name).lock();
+		RedisLock lock = this.client.getLock(name);
+		java.util.concurrent.CompletableFuture<Boolean> waiter = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> {
+				try {
+					return lock.tryLock(Duration.ofSeconds(1), null);
+				}
+				catch (InterruptedException ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> LockTestClients.engine(this.client).waitingThreadCount() == 1);
+		this.proxy.cut();
+		long start = System.nanoTime();
+		assertThatThrownBy(() -> waiter.get(10, java.util.concurrent.TimeUnit.SECONDS))
+			.hasCauseInstanceOf(RedisLockException.class);
+		assertThat(Duration.ofNanos(System.nanoTime() - start))
+			.isLessThan(Duration.ofSeconds(1).plus(COMMAND_TIMEOUT).plusSeconds(1));
+		this.proxy.heal();
+		assertNothingLeft();
+	}
+
+	@Test
+	void anAcquireLostInAPartitionFreesItselfWhenItsLeaseEnds() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock lock = this.client.getLock(name);
+		this.proxy.blackHole();
+		assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(200), Duration.ofSeconds(1)))
+			.isInstanceOf(RedisLockException.class);
+		// the held-back command reaches Redis after the client gave up: Redis may grant a
+		// lock nobody knows of
+		this.proxy.heal();
+		RedisLock other = this.direct.newClient().getLock(name);
+		assertThat(other.tryLock(Duration.ofSeconds(5), null)).isTrue();
+		other.unlock();
+		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+	}
+
+	@Test
+	void latencyDelaysButDoesNotBreakLocking() throws Exception {
+		this.proxy.latency(Duration.ofMillis(50));
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		long start = System.nanoTime();
+		assertThat(lock.tryLock(Duration.ofSeconds(1), Duration.ofSeconds(5))).isTrue();
+		lock.unlock();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	private void assertNothingLeft() {
+		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+		assertThat(LockTestClients.engine(this.client).watchdogCount()).isZero();
+		assertThat(LockTestClients.engine(this.client).waitingThreadCount()).isZero();
+	}
+
+}

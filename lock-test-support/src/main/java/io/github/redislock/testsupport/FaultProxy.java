@@ -1,0 +1,195 @@
+package io.github.redislock.testsupport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A TCP proxy between clients and a Redis server that can misbehave on demand, as a
+ * network does: add latency, cut every connection (and refuse new ones), or hold all
+ * traffic (a partition: connections stay open, nothing arrives; as TCP would retransmit,
+ * what was held is delivered after {@link #heal()}). Point clients at {@link #port()}.
+ *
+ * <pre class="code">
+ * try (FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port())) {
+ *     proxy.cut();
+ *     ...
+ *     proxy.heal();
+ * }
+ * </pre>
+ */
+public final class FaultProxy implements AutoCloseable {
+
+	private enum Mode {
+
+		PASS, CUT, BLACK_HOLE
+
+	}
+
+	private final String targetHost;
+
+	private final int targetPort;
+
+	private final ServerSocket server;
+
+	private final ExecutorService threads = Executors.newCachedThreadPool((task) -> {
+		Thread thread = new Thread(task, "fault-proxy");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+	private volatile Mode mode = Mode.PASS;
+
+	private volatile long latencyNanos;
+
+	private FaultProxy(String targetHost, int targetPort) throws IOException {
+		this.targetHost = targetHost;
+		this.targetPort = targetPort;
+		this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+		this.threads.execute(this::accept);
+	}
+
+	/** Starts a proxy to the given server on a free loopback port. */
+	public static FaultProxy start(String targetHost, int targetPort) {
+		try {
+			return new FaultProxy(targetHost, targetPort);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** The host clients connect to. */
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	/** The port clients connect to. */
+	public int port() {
+		return this.server.getLocalPort();
+	}
+
+	/** Delays every chunk of data, both ways, by the given time. */
+	public void latency(Duration latency) {
+		this.latencyNanos = latency.toNanos();
+	}
+
+	/** Closes every open connection and refuses new ones until {@link #heal()}. */
+	public void cut() {
+		this.mode = Mode.CUT;
+		closeAll();
+	}
+
+	/**
+	 * Keeps connections open but lets nothing through, either way, until {@link #heal()};
+	 * then what was held arrives late.
+	 */
+	public void blackHole() {
+		this.mode = Mode.BLACK_HOLE;
+	}
+
+	/**
+	 * Lets traffic through again, without latency. Connections cut before stay closed.
+	 */
+	public void heal() {
+		this.latencyNanos = 0;
+		this.mode = Mode.PASS;
+	}
+
+	/** How many client connections are open now. */
+	public int openConnections() {
+		return this.sockets.size() / 2;
+	}
+
+	@Override
+	public void close() {
+		try {
+			this.server.close();
+		}
+		catch (IOException ex) {
+			// closing anyway
+		}
+		closeAll();
+		this.threads.shutdownNow();
+	}
+
+	private void accept() {
+		while (!this.server.isClosed()) {
+			try {
+				Socket client = this.server.accept();
+				if (this.mode == Mode.CUT) {
+					client.close();
+					continue;
+				}
+				Socket upstream = new Socket();
+				upstream.connect(new InetSocketAddress(this.targetHost, this.targetPort), 2000);
+				this.sockets.add(client);
+				this.sockets.add(upstream);
+				this.threads.execute(() -> pump(client, upstream));
+				this.threads.execute(() -> pump(upstream, client));
+			}
+			catch (IOException ex) {
+				// server closed, or the target refused: the client sees its connection
+				// drop
+			}
+		}
+	}
+
+	private void pump(Socket from, Socket to) {
+		byte[] buffer = new byte[16 * 1024];
+		try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+			for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+				while (this.mode == Mode.BLACK_HOLE) {
+					LockSupport.parkNanos(1_000_000);
+				}
+				long latency = this.latencyNanos;
+				if (latency > 0) {
+					LockSupport.parkNanos(latency);
+				}
+				out.write(buffer, 0, read);
+				out.flush();
+			}
+		}
+		catch (SocketException ex) {
+			// cut
+		}
+		catch (IOException ex) {
+			// connection gone
+		}
+		finally {
+			closeQuietly(from);
+			closeQuietly(to);
+		}
+	}
+
+	private void closeAll() {
+		for (Socket socket : this.sockets) {
+			closeQuietly(socket);
+		}
+	}
+
+	private void closeQuietly(Socket socket) {
+		this.sockets.remove(socket);
+		try {
+			socket.close();
+		}
+		catch (IOException ex) {
+			// already closed
+		}
+	}
+
+}

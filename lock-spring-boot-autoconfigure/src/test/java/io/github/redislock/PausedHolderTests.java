@@ -1,0 +1,119 @@
+package io.github.redislock;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A holder frozen past its lease (a child JVM stopped with SIGSTOP, its watchdog frozen
+ * too, as in a long GC pause): another client takes over with a larger fencing token; the
+ * frozen one, once resumed, learns it lost the lock, and a store that checks fencing
+ * tokens rejects its stale write, where a store that does not loses the newer holder's
+ * update.
+ */
+class PausedHolderTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private LockTestClients clients;
+
+	@BeforeEach
+	void createClients() {
+		this.clients = new LockTestClients(redis);
+	}
+
+	@AfterEach
+	void closeClients() throws Exception {
+		this.clients.close();
+	}
+
+	@Test
+	void aFencedStoreRejectsTheWriteOfAHolderThatWasPausedPastItsLease() throws Exception {
+		Outcome outcome = pauseHolderAndTakeOver(true);
+		assertThat(outcome.newToken()).isGreaterThan(outcome.pausedToken());
+		assertThat(outcome.pausedWriteAccepted()).isFalse();
+		assertThat(outcome.finalValue()).isEqualTo("written by the new holder");
+		assertThat(outcome.pausedStillHeld()).isFalse();
+		assertThat(outcome.unlockReport()).startsWith("EXPIRED ").contains("watchdog lease of 600ms was not renewed");
+	}
+
+	@Test
+	void anUnfencedStoreLetsThePausedHolderOverwriteTheNewerUpdate() throws Exception {
+		Outcome outcome = pauseHolderAndTakeOver(false);
+		assertThat(outcome.pausedWriteAccepted()).isTrue();
+		assertThat(outcome.finalValue()).isEqualTo("written by the paused holder");
+	}
+
+	private Outcome pauseHolderAndTakeOver(boolean fenced) throws Exception {
+		String name = LockTestClients.uniqueName();
+		String storeKey = "store:" + name;
+		Process holder = new ProcessBuilder(
+				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
+				System.getProperty("java.class.path"), PausedHolderWorker.class.getName(), redis.server().host(),
+				Integer.toString(redis.server().port()), name, storeKey, Boolean.toString(fenced))
+			.redirectErrorStream(true)
+			.start();
+		try (BufferedReader output = new BufferedReader(
+				new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+				PrintWriter input = new PrintWriter(holder.getOutputStream(), true, StandardCharsets.UTF_8)) {
+			long pausedToken = Long.parseLong(readUntil(output, "HELD ").substring(5));
+			signal(holder, "STOP");
+			RedisLock newHolder = this.clients.newClient().getLock(name);
+			// the paused holder's watchdog cannot renew: its 600 ms lease runs out
+			assertThat(newHolder.tryLock(Duration.ofSeconds(10), null)).isTrue();
+			long newToken = newHolder.fencingToken();
+			FencedStore store = new FencedStore(this.clients.newTemplate(), storeKey, fenced);
+			assertThat(store.write("written by the new holder", newToken)).isTrue();
+			signal(holder, "CONT");
+			input.println("WRITE written by the paused holder");
+			boolean pausedWriteAccepted = Boolean.parseBoolean(readUntil(output, "WRITTEN ").substring(8));
+			input.println("CHECK");
+			boolean stillHeld = Boolean.parseBoolean(readUntil(output, "HELD_BY_ME ").substring(11));
+			input.println("UNLOCK");
+			String unlockReport = readUntil(output, "EXPIRED ", "UNLOCKED");
+			assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
+			newHolder.unlock();
+			return new Outcome(pausedToken, newToken, pausedWriteAccepted, store.value(), stillHeld, unlockReport);
+		}
+		finally {
+			holder.destroyForcibly();
+		}
+	}
+
+	private static String readUntil(BufferedReader output, String... prefixes) throws Exception {
+		StringBuilder seen = new StringBuilder();
+		for (String line = output.readLine(); line != null; line = output.readLine()) {
+			for (String prefix : prefixes) {
+				if (line.startsWith(prefix)) {
+					return line;
+				}
+			}
+			seen.append(line).append('\n');
+		}
+		throw new AssertionError(
+				"The holder JVM ended without printing " + String.join(" or ", prefixes) + ":\n" + seen);
+	}
+
+	private static void signal(Process process, String signal) throws Exception {
+		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+		assertThat(kill.waitFor()).isZero();
+	}
+
+	record Outcome(long pausedToken, long newToken, boolean pausedWriteAccepted, String finalValue,
+			boolean pausedStillHeld, String unlockReport) {
+	}
+
+}

@@ -214,11 +214,23 @@ final class RedisProcess implements RedisServer {
 		if (configured != null && Files.isExecutable(Paths.get(configured))) {
 			return configured;
 		}
+		return findExecutable("redis-server");
+	}
+
+	/**
+	 * Finds a Redis executable on the PATH or in the usual places; {@code null} if there
+	 * is none.
+	 */
+	static String findExecutable(String name) {
+		String configured = System.getenv("REDIS_SERVER");
+		if (configured != null && Files.isExecutable(Paths.get(configured).resolveSibling(name))) {
+			return Paths.get(configured).resolveSibling(name).toString();
+		}
 		String path = System.getenv().getOrDefault("PATH", "");
 		List<String> candidates = new ArrayList<>(Arrays.asList(path.split(File.pathSeparator)));
 		candidates.addAll(List.of("/usr/bin", "/usr/local/bin", "/usr/sbin", "/opt/homebrew/bin"));
 		for (String dir : candidates) {
-			Path candidate = Paths.get(dir, "redis-server");
+			Path candidate = Paths.get(dir, name);
 			if (Files.isExecutable(candidate)) {
 				return candidate.toString();
 			}

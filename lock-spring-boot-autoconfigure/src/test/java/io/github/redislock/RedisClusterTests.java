@@ -1,0 +1,167 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.testsupport.RedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Locks on a three-master Redis Cluster: every script touches one slot (no CROSSSLOT),
+ * names spread over all nodes, waiting wakes across nodes, renewal batches per slot,
+ * tokens increase.
+ */
+class RedisClusterTests {
+
+	private static RedisCluster cluster;
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private final List<RedisLockClient> clients = new ArrayList<>();
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3);
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		cluster.close();
+	}
+
+	@BeforeEach
+	void noClientsYet() {
+		this.factories.clear();
+		this.clients.clear();
+	}
+
+	@AfterEach
+	void closeClients() {
+		this.clients.forEach(RedisLockClient::close);
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	@Test
+	void locksSpreadOverAllNodesWorkWithoutCrossSlotErrors() {
+		RedisLockClient client = newClient(Duration.ofSeconds(30));
+		Set<Integer> slots = new HashSet<>();
+		for (int i = 0; i < 60; i++) {
+			RedisLock lock = client.getLock("cluster-" + i);
+			slots.add(ClusterSlotHashUtil.calculateSlot("lock:{cluster-" + i + "}"));
+			lock.lock();
+			assertThat(lock.fencingToken()).isPositive();
+			lock.lock();
+			assertThat(lock.getHoldCount()).isEqualTo(2);
+			lock.unlock();
+			lock.unlock();
+			assertThat(lock.isLocked()).isFalse();
+		}
+		assertThat(slots).anyMatch((slot) -> slot < 5461)
+			.anyMatch((slot) -> slot >= 5461 && slot < 10923)
+			.anyMatch((slot) -> slot >= 10923);
+	}
+
+	@Test
+	void aWaiterIsWokenByAReleaseFromAnotherClient() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = newClient(Duration.ofSeconds(30)).getLock(name);
+		holder.lock(Duration.ofSeconds(30));
+		RedisLockClient other = newClient(Duration.ofSeconds(30));
+		CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+			RedisLock lock = other.getLock(name);
+			try {
+				assertThat(lock.tryLock(Duration.ofSeconds(20), null)).isTrue();
+				long at = System.nanoTime();
+				lock.unlock();
+				return at;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
+		long releasedAt = System.nanoTime();
+		holder.unlock();
+		assertThat(Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt))
+			.isLessThan(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void watchdogRenewsLocksInManySlotsAndTokensIncrease() {
+		RedisLockClient client = newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT);
+		List<RedisLock> locks = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			RedisLock lock = client.getLock(LockTestClients.uniqueName());
+			lock.lock();
+			locks.add(lock);
+		}
+		await().pollInSameThread()
+			.during(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(3))
+			.atMost(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(5))
+			.until(() -> locks.stream().allMatch(RedisLock::isHeldByCurrentThread));
+		long previous = 0;
+		RedisLock reused = locks.get(0);
+		for (RedisLock lock : locks) {
+			lock.unlock();
+		}
+		for (int i = 0; i < 5; i++) {
+			reused.lock();
+			assertThat(reused.fencingToken()).isGreaterThan(previous);
+			previous = reused.fencingToken();
+			reused.unlock();
+		}
+		assertThat(LockTestClients.engine(client).watchdogCount()).isZero();
+	}
+
+	@Test
+	void twoClientsNeverOverlapOnOneName() throws Exception {
+		String name = LockTestClients.uniqueName();
+		String counter = "counter:{" + name + "}";
+		List<CompletableFuture<Integer>> work = new ArrayList<>();
+		for (int c = 0; c < 2; c++) {
+			RedisLockClient client = newClient(Duration.ofSeconds(30));
+			StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(this.factories.size() - 1));
+			for (int t = 0; t < 3; t++) {
+				work.add(CompletableFuture.supplyAsync(
+						() -> MutualExclusionTests.incrementUnderLock(client.getLock(name), redis, counter, 30)));
+			}
+		}
+		int total = 0;
+		for (CompletableFuture<Integer> done : work) {
+			total += done.get(60, TimeUnit.SECONDS);
+		}
+		StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(0));
+		assertThat(redis.opsForValue().get(counter)).isEqualTo(Integer.toString(total));
+	}
+
+	private RedisLockClient newClient(Duration watchdogTimeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(cluster.nodeAddresses()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.factories.add(factory);
+		RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(watchdogTimeout).build();
+		this.clients.add(client);
+		return client;
+	}
+
+}

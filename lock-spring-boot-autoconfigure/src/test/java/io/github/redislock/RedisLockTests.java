@@ -362,6 +362,28 @@ class RedisLockTests {
 	}
 
 	@Test
+	void aHoldWhoseReplyNeverArrivedIsTakenOverByItsOwnerAndFreedByItsUnlock() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		String key = "lock:{" + lock.getName() + "}";
+		lock.lock();
+		String owner = this.redisTemplate.<String, String>opsForHash()
+			.keys(key)
+			.stream()
+			.filter((field) -> !field.equals("token"))
+			.findFirst()
+			.orElseThrow();
+		lock.unlock();
+		// as if an acquire had run in Redis but its reply had been lost on the way back
+		this.redisTemplate.opsForHash().putAll(key, java.util.Map.of(owner, "1", "token", "99"));
+		this.redisTemplate.expire(key, Duration.ofSeconds(30));
+		assertThat(lock.tryLock()).isTrue();
+		assertThat(lock.getHoldCount()).isEqualTo(1);
+		assertThat(lock.fencingToken()).isEqualTo(99);
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
 	void newConditionIsUnsupportedAndSaysWhy() {
 		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
 		assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class)

@@ -33,8 +33,9 @@ final class LockCommands {
 	 * that is unknown
 	 */
 	long acquire(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
-		return writeThenReconcile(keys, owner, "acquire",
-				() -> this.redis.execute(LockScripts.LOCK, keys.lockAndFence(), Long.toString(leaseMillis), owner),
+		return writeThenReconcile(
+				keys, owner, "acquire", () -> this.redis.execute(LockScripts.LOCK, keys.lockAndFence(),
+						Long.toString(leaseMillis), owner, Integer.toString(holdsBefore)),
 				(count, token) -> (count == holdsBefore + 1) ? token : 0L);
 	}
 

@@ -33,6 +33,12 @@ final class RedisProcess implements RedisServer {
 
 	private Process process;
 
+	/**
+	 * Sentinel mode: the configuration file a sentinel needs (it rewrites it), else
+	 * {@code null}.
+	 */
+	private Path sentinelConfig;
+
 	private boolean paused;
 
 	private RedisProcess(String executable, int port, List<String> extraArguments, Path directory) {
@@ -72,6 +78,31 @@ final class RedisProcess implements RedisServer {
 		throw lastFailure;
 	}
 
+	/**
+	 * Starts a sentinel that monitors the given master under the given name.
+	 * @param sentinelConfiguration lines of sentinel configuration, e.g.
+	 * {@code sentinel monitor ...}
+	 */
+	static RedisProcess startSentinel(List<String> sentinelConfiguration) {
+		String executable = findExecutable();
+		if (executable == null) {
+			throw new IllegalStateException("No 'redis-server' on the PATH (or in REDIS_SERVER); install Redis, "
+					+ "e.g. 'sudo apt-get install -y redis-server'");
+		}
+		try {
+			Path directory = Files.createTempDirectory("redis-lock-sentinel-");
+			Path config = directory.resolve("sentinel.conf");
+			Files.write(config, sentinelConfiguration);
+			RedisProcess sentinel = new RedisProcess(executable, freePort(), List.of(), directory);
+			sentinel.sentinelConfig = config;
+			sentinel.start();
+			return sentinel;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
 	@Override
 	public String host() {
 		return "127.0.0.1";
@@ -87,9 +118,13 @@ final class RedisProcess implements RedisServer {
 		if (this.process != null && this.process.isAlive()) {
 			return;
 		}
-		List<String> command = new ArrayList<>(List.of(this.executable, "--port", String.valueOf(this.port), "--bind",
-				"127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no", "--dir",
-				this.directory.toString()));
+		List<String> command = (this.sentinelConfig != null)
+				? new ArrayList<>(List.of(this.executable, this.sentinelConfig.toString(), "--sentinel", "--port",
+						String.valueOf(this.port), "--bind", "127.0.0.1", "--protected-mode", "no", "--daemonize", "no",
+						"--dir", this.directory.toString()))
+				: new ArrayList<>(List.of(this.executable, "--port", String.valueOf(this.port), "--bind", "127.0.0.1",
+						"--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no", "--dir",
+						this.directory.toString()));
 		command.addAll(this.extraArguments);
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)

@@ -13,11 +13,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -51,6 +53,16 @@ public final class RedisLockAutoConfiguration {
 			.build();
 	}
 
+	@Bean
+	RedisLockClientLifecycle redisLockClientLifecycle(RedisLockClient redisLockClient) {
+		return new RedisLockClientLifecycle(redisLockClient);
+	}
+
+	// The annotation beans are infrastructure, created before ordinary beans; they bind
+	// the properties they
+	// need themselves so that the RedisLockProperties bean is not created that early (it
+	// would miss
+	// post-processing).
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.aop.support.AbstractPointcutAdvisor")
 	@Import(LockAutoProxyRegistrar.class)
@@ -59,7 +71,8 @@ public final class RedisLockAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static LockOperationSource lockOperationSource(RedisLockProperties properties) {
+		static LockOperationSource lockOperationSource(Environment environment) {
+			RedisLockProperties properties = bind(environment);
 			return new AnnotationLockOperationSource(properties.getWaitTime(), properties.getLeaseTime());
 		}
 
@@ -75,10 +88,14 @@ public final class RedisLockAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static LockOperationSourceAdvisor lockOperationSourceAdvisor(LockOperationSource lockOperationSource,
-				LockInterceptor lockInterceptor, RedisLockProperties properties) {
+				LockInterceptor lockInterceptor, Environment environment) {
 			LockOperationSourceAdvisor advisor = new LockOperationSourceAdvisor(lockOperationSource, lockInterceptor);
-			advisor.setOrder(properties.getAspectOrder());
+			advisor.setOrder(bind(environment).getAspectOrder());
 			return advisor;
+		}
+
+		private static RedisLockProperties bind(Environment environment) {
+			return Binder.get(environment).bindOrCreate("redis-lock", RedisLockProperties.class);
 		}
 
 	}

@@ -4,10 +4,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.internal.DefaultRedisLockClient;
 import io.github.redislock.internal.LockEngine;
 import io.github.redislock.testsupport.RedisServerExtension;
+import org.awaitility.Awaitility;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -51,6 +54,32 @@ final class LockTestClients implements AutoCloseable {
 
 	static LockEngine engine(RedisLockClient client) {
 		return ((DefaultRedisLockClient) client).engine();
+	}
+
+	/**
+	 * Releases {@code holder} (held by the calling thread) while a thread of
+	 * {@code waiting} waits for the same lock, and returns how long after the release
+	 * that thread had the lock.
+	 */
+	static Duration handOffTime(RedisLock holder, RedisLockClient waiting) throws Exception {
+		CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+			RedisLock lock = waiting.getLock(holder.getName());
+			try {
+				if (!lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(5))) {
+					throw new AssertionError("The waiter did not get lock '" + holder.getName() + "' in 20s");
+				}
+				long at = System.nanoTime();
+				lock.unlock();
+				return at;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> engine(waiting).waitingThreadCount() == 1);
+		long releasedAt = System.nanoTime();
+		holder.unlock();
+		return Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);
 	}
 
 	static String uniqueName() {

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -144,24 +143,7 @@ class RedisLockTests {
 		RedisLock holder = this.client.getLock(name);
 		holder.lock(Duration.ofSeconds(30));
 		RedisLockClient other = this.clients.newClient();
-		AtomicLong acquiredAt = new AtomicLong();
-		CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-			RedisLock lock = other.getLock(name);
-			try {
-				boolean acquired = lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(5));
-				acquiredAt.set(System.nanoTime());
-				lock.unlock();
-				return acquired;
-			}
-			catch (InterruptedException ex) {
-				throw new IllegalStateException(ex);
-			}
-		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
-		long releasedAt = System.nanoTime();
-		holder.unlock();
-		assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
-		assertThat(Duration.ofNanos(acquiredAt.get() - releasedAt)).isLessThan(Duration.ofSeconds(1));
+		assertThat(LockTestClients.handOffTime(holder, other)).isLessThan(Duration.ofSeconds(1));
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).subscribedCount() == 0);
 	}
 

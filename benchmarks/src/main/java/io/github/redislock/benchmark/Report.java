@@ -5,6 +5,7 @@ import java.awt.Graphics2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,7 +55,9 @@ final class Report {
 						+ "per scenario, in forward then reverse order. Figures are medians of the runs. "
 						+ "\"Redis cmds/op\" counts every command Redis executed (INFO commandstats), including those "
 						+ "run inside Lua scripts. \"counter\" is a non-atomic counter the holders increment: it must "
-						+ "end equal to the acquisitions.%n%n",
+						+ "end equal to the acquisitions. Before measuring, every library ran each in-process scenario "
+						+ "once unmeasured; the two worker JVMs of the last scenario, new for every run, warm up for "
+						+ "at least " + TwoJvmScenario.MINIMUM_WARMUP.toSeconds() + " s.%n%n",
 				this.redisVersion, this.run, this.warmup, this.rounds, 2 * this.rounds));
 		md.append(String.format(Locale.ROOT, "Machine: %d cores, Java %s, %s.%n%n",
 				Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
@@ -179,12 +182,32 @@ final class Report {
 			LogAxis log = new LogAxis(axis);
 			log.setSmallestValue(1);
 			log.setBase(10);
+			log.setNumberFormatOverride(new DecimalFormat("#,##0"));
 			plot.setRangeAxis(log);
 			renderer.setBase(1);
+		}
+		// one colour per library in every chart
+		for (int row = 0; row < data.getRowCount(); row++) {
+			renderer.setSeriesPaint(row, colour((String) data.getRowKey(row)));
 		}
 		renderer.setBarPainter(new StandardBarPainter());
 		renderer.setShadowVisible(false);
 		return chart;
+	}
+
+	private static Color colour(String libraryTitle) {
+		for (Library library : Library.values()) {
+			if (library.title().equals(libraryTitle)) {
+				return switch (library) {
+					case FLOOR -> new Color(0x9E9E9E);
+					case REDIS_LOCK -> new Color(0xD32F2F);
+					case REDISSON -> new Color(0x1976D2);
+					case INTEGRATION_PUB_SUB -> new Color(0x388E3C);
+					case INTEGRATION_SPIN -> new Color(0xF9A825);
+				};
+			}
+		}
+		return Color.BLACK;
 	}
 
 	private static void row(StringBuilder md, String target, String measured, boolean met) {

@@ -25,6 +25,13 @@ import org.HdrHistogram.Histogram;
  */
 final class TwoJvmScenario implements Scenario {
 
+	/**
+	 * The worker JVMs are new for every run, so their JIT has not seen any of the code
+	 * yet; the in-process scenarios get a warm-up pass of their own. Without this, the
+	 * run measures mostly compilation.
+	 */
+	static final Duration MINIMUM_WARMUP = Duration.ofSeconds(5);
+
 	private final int threadsPerJvm;
 
 	TwoJvmScenario(int threadsPerJvm) {
@@ -72,7 +79,7 @@ final class TwoJvmScenario implements Scenario {
 			for (BufferedReader output : outputs) {
 				awaitReady(output, earlyOutput);
 			}
-			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
+			long measureFrom = System.currentTimeMillis() + Math.max(warmup.toMillis(), MINIMUM_WARMUP.toMillis());
 			long end = measureFrom + run.toMillis();
 			shared.window(measureFrom, end);
 			CycleScenario.sleepUntil(measureFrom);

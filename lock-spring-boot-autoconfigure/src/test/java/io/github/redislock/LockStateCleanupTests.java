@@ -10,8 +10,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.internal.LockEngine;
 import io.github.redislock.testsupport.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,17 +32,8 @@ class LockStateCleanupTests {
 	 */
 	private static final int DISTINCT_NAMES = Integer.getInteger("redislock.test.distinctNames", 100_000);
 
-	private LockTestClients clients;
-
-	@BeforeEach
-	void createClients() {
-		this.clients = new LockTestClients(redis);
-	}
-
-	@AfterEach
-	void closeClients() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
 
 	@Test
 	void manyDistinctNamesLeaveNoStateBehind() throws Exception {

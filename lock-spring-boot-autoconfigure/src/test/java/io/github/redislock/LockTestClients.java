@@ -11,6 +11,8 @@ import io.github.redislock.internal.DefaultRedisLockClient;
 import io.github.redislock.internal.LockEngine;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -20,7 +22,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * (each its own connection factory and client id), and closes them all at the end of the
  * test.
  */
-final class LockTestClients implements AutoCloseable {
+final class LockTestClients implements AfterEachCallback, AutoCloseable {
 
 	static final Duration TEST_WATCHDOG_TIMEOUT = Duration.ofMillis(600);
 
@@ -87,10 +89,16 @@ final class LockTestClients implements AutoCloseable {
 	}
 
 	@Override
+	public void afterEach(ExtensionContext context) throws Exception {
+		close();
+	}
+
+	@Override
 	public void close() throws Exception {
 		for (AutoCloseable resource : this.resources) {
 			resource.close();
 		}
+		this.resources.clear();
 	}
 
 }

@@ -11,8 +11,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,17 +28,8 @@ class MutualExclusionTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private LockTestClients clients;
-
-	@BeforeEach
-	void createClients() {
-		this.clients = new LockTestClients(redis);
-	}
-
-	@AfterEach
-	void closeClients() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
 
 	@Test
 	void eightThreadsOnEachOfTwoClientsNeverOverlap() throws Exception {

@@ -9,8 +9,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,17 +26,8 @@ class PausedHolderTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private LockTestClients clients;
-
-	@BeforeEach
-	void createClients() {
-		this.clients = new LockTestClients(redis);
-	}
-
-	@AfterEach
-	void closeClients() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
 
 	@Test
 	void aFencedStoreRejectsTheWriteOfAHolderThatWasPausedPastItsLease() throws Exception {

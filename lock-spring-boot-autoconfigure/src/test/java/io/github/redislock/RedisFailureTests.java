@@ -6,7 +6,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,19 +25,14 @@ class RedisFailureTests {
 
 	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
-	private LockTestClients clients;
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
 
 	private RedisLockClient client;
 
 	@BeforeEach
 	void createClient() {
-		this.clients = new LockTestClients(redis);
 		this.client = this.clients.newClient();
-	}
-
-	@AfterEach
-	void closeClients() throws Exception {
-		this.clients.close();
 	}
 
 	@Test

@@ -12,7 +12,6 @@ import io.github.redislock.testsupport.RedisServerExtension;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,7 +29,8 @@ class RedisLockTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private LockTestClients clients;
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
 
 	private RedisLockClient client;
 
@@ -38,14 +38,8 @@ class RedisLockTests {
 
 	@BeforeEach
 	void createClient() {
-		this.clients = new LockTestClients(redis);
 		this.client = this.clients.newClient();
 		this.redisTemplate = this.clients.newTemplate();
-	}
-
-	@AfterEach
-	void closeClients() throws Exception {
-		this.clients.close();
 	}
 
 	@Test

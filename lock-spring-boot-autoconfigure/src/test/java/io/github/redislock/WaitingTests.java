@@ -13,8 +13,6 @@ import io.github.redislock.testsupport.RedisServerExtension;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,17 +30,8 @@ class WaitingTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private LockTestClients clients;
-
-	@BeforeEach
-	void createClients() {
-		this.clients = new LockTestClients(redis);
-	}
-
-	@AfterEach
-	void closeClients() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
 
 	@Test
 	void waitingThreadsOfOneClientShareOneSubscriptionAndAllGetTheLockInTurn() throws Exception {

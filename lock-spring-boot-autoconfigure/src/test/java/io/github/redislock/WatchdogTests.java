@@ -9,7 +9,6 @@ import io.github.redislock.testsupport.RedisServerExtension;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,7 +27,8 @@ class WatchdogTests {
 
 	private static final Duration TIMEOUT = LockTestClients.TEST_WATCHDOG_TIMEOUT;
 
-	private LockTestClients clients;
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
 
 	private RedisLockClient client;
 
@@ -36,14 +36,8 @@ class WatchdogTests {
 
 	@BeforeEach
 	void createClient() {
-		this.clients = new LockTestClients(redis);
 		this.client = this.clients.newClient(TIMEOUT);
 		this.redisTemplate = this.clients.newTemplate();
-	}
-
-	@AfterEach
-	void closeClients() throws Exception {
-		this.clients.close();
 	}
 
 	@Test

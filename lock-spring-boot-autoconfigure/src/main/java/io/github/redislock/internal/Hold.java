@@ -5,7 +5,7 @@ package io.github.redislock.internal;
  * its loss and to answer for its fencing token without asking Redis. Written by the
  * owning thread; the watchdog only reads it.
  */
-public final class Hold {
+final class Hold {
 
 	private final LockKeys keys;
 
@@ -35,31 +35,31 @@ public final class Hold {
 		this.watchdog = watchdog;
 	}
 
-	public LockKeys keys() {
+	LockKeys keys() {
 		return this.keys;
 	}
 
-	public String owner() {
+	String owner() {
 		return this.owner;
 	}
 
-	public Thread thread() {
+	Thread thread() {
 		return this.thread;
 	}
 
-	public long token() {
+	long token() {
 		return this.token;
 	}
 
-	public long leaseMillis() {
+	long leaseMillis() {
 		return this.leaseMillis;
 	}
 
-	public boolean isWatchdog() {
+	boolean isWatchdog() {
 		return this.watchdog;
 	}
 
-	public int count() {
+	int count() {
 		return this.count;
 	}
 
@@ -79,7 +79,7 @@ public final class Hold {
 		this.releasing = true;
 	}
 
-	public long heldForMillis() {
+	long heldForMillis() {
 		return (System.nanoTime() - this.acquiredAtNanos) / 1_000_000;
 	}
 

@@ -15,7 +15,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  * @param fenceKey the counter fencing tokens come from, shared by all names in the slot
  * @param channel where a release is published
  */
-public record LockKeys(String name, String lockKey, String fenceKey, String channel) {
+record LockKeys(String name, String lockKey, String fenceKey, String channel) {
 
 	static LockKeys of(String keyPrefix, String name) {
 		String lockKey = keyPrefix + "{" + name + "}";

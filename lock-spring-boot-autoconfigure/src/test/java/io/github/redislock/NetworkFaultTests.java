@@ -104,6 +104,38 @@ class NetworkFaultTests {
 	}
 
 	@Test
+	void aWaiterWhoseSubscriptionIsCutDuringTheReleaseStillAcquiresWithinTheHoldersLease() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.direct.newClient().getLock(name);
+		holder.lock(Duration.ofSeconds(2));
+		RedisLock lock = this.client.getLock(name);
+		java.util.concurrent.CompletableFuture<Long> acquiredAt = java.util.concurrent.CompletableFuture
+			.supplyAsync(() -> {
+				try {
+					assertThat(lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(5))).isTrue();
+					long at = System.nanoTime();
+					lock.unlock();
+					return at;
+				}
+				catch (InterruptedException ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> LockTestClients.engine(this.client).waitingThreadCount() == 1);
+		// the release message goes out while the waiter's connections are down
+		this.proxy.cut();
+		long releasedAt = System.nanoTime();
+		holder.unlock();
+		this.proxy.heal();
+		Duration waited = Duration.ofNanos(acquiredAt.get(20, java.util.concurrent.TimeUnit.SECONDS) - releasedAt);
+		// it tries again when the holder's lease would have ended (at most 2 s), long
+		// before its own 20 s wait
+		assertThat(waited).isLessThan(Duration.ofSeconds(2).plus(COMMAND_TIMEOUT).plusSeconds(2));
+		assertNothingLeft();
+	}
+
+	@Test
 	void anAcquireLostInAPartitionFreesItselfWhenItsLeaseEnds() throws Exception {
 		String name = LockTestClients.uniqueName();
 		RedisLock lock = this.client.getLock(name);

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * A Redis Cluster of masters, each a {@code redis-server} child process on a free
@@ -25,6 +26,16 @@ public final class RedisCluster implements AutoCloseable {
 	 * @param masters how many masters (at least 3)
 	 */
 	public static RedisCluster start(int masters) {
+		return start(masters, 0);
+	}
+
+	/**
+	 * Starts a cluster with replicas and waits until every node reports
+	 * {@code cluster_state:ok}.
+	 * @param masters how many masters (at least 3)
+	 * @param replicasPerMaster how many replicas each master gets
+	 */
+	public static RedisCluster start(int masters, int replicasPerMaster) {
 		String cli = RedisProcess.findExecutable("redis-cli");
 		if (cli == null) {
 			throw new IllegalStateException("A Redis Cluster test needs 'redis-cli' next to redis-server; install "
@@ -32,7 +43,7 @@ public final class RedisCluster implements AutoCloseable {
 		}
 		List<RedisProcess> nodes = new ArrayList<>();
 		try {
-			for (int i = 0; i < masters; i++) {
+			for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
 				nodes.add(RedisProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 						"--cluster-node-timeout", "2000"));
 			}
@@ -40,7 +51,7 @@ public final class RedisCluster implements AutoCloseable {
 			for (RedisProcess node : nodes) {
 				command.add(node.host() + ":" + node.port());
 			}
-			command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+			command.addAll(List.of("--cluster-replicas", Integer.toString(replicasPerMaster), "--cluster-yes"));
 			run(command);
 			RedisCluster cluster = new RedisCluster(nodes);
 			cluster.awaitState("ok");
@@ -62,16 +73,73 @@ public final class RedisCluster implements AutoCloseable {
 		return List.copyOf(this.nodes);
 	}
 
+	/**
+	 * Makes a replica of the master serving the given key take over, the way an operator
+	 * does with {@code CLUSTER FAILOVER} (the replica catches up first, so no write is
+	 * lost), and waits until it has.
+	 * @return the port of the new master
+	 */
+	public int failOverMasterOf(String key) {
+		int slot = Integer.parseInt(this.nodes.get(0).command("CLUSTER", "KEYSLOT", key));
+		RedisProcess master = null;
+		for (RedisProcess node : this.nodes) {
+			if (node.command("ROLE").startsWith("master") && servesSlot(node, slot)) {
+				master = node;
+			}
+		}
+		if (master == null) {
+			throw new IllegalStateException("No master serves slot " + slot);
+		}
+		String masterId = master.command("CLUSTER", "MYID");
+		for (RedisProcess node : this.nodes) {
+			if (node.command("ROLE").startsWith("slave") && node.command("CLUSTER", "NODES")
+				.lines()
+				.anyMatch((line) -> line.contains("myself") && line.contains(masterId))) {
+				node.command("CLUSTER", "FAILOVER");
+				awaitCondition(() -> node.command("ROLE").startsWith("master"), "the replica to take over");
+				awaitState("ok");
+				return node.port();
+			}
+		}
+		throw new IllegalStateException("The master of slot " + slot + " has no replica");
+	}
+
+	private static boolean servesSlot(RedisProcess node, int slot) {
+		return node.command("CLUSTER", "NODES").lines().filter((line) -> line.contains("myself")).anyMatch((line) -> {
+			String[] fields = line.split(" ");
+			// id, address, flags, master, ping, pong, epoch, link state, then the slots
+			for (int i = 8; i < fields.length; i++) {
+				String field = fields[i];
+				if (field.matches("\\d+-\\d+")) {
+					String[] range = field.split("-");
+					if (slot >= Integer.parseInt(range[0]) && slot <= Integer.parseInt(range[1])) {
+						return true;
+					}
+				}
+				else if (field.matches("\\d+") && Integer.parseInt(field) == slot) {
+					return true;
+				}
+			}
+			return false;
+		});
+	}
+
 	@Override
 	public void close() {
 		this.nodes.forEach(RedisProcess::close);
 	}
 
 	private void awaitState(String state) {
+		awaitCondition(
+				() -> this.nodes.stream()
+					.allMatch((node) -> node.command("CLUSTER", "INFO").contains("cluster_state:" + state)),
+				"cluster_state:" + state);
+	}
+
+	private static void awaitCondition(BooleanSupplier condition, String what) {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 		while (System.nanoTime() < deadline) {
-			if (this.nodes.stream()
-				.allMatch((node) -> node.command("CLUSTER", "INFO").contains("cluster_state:" + state))) {
+			if (condition.getAsBoolean()) {
 				return;
 			}
 			try {
@@ -82,7 +150,7 @@ public final class RedisCluster implements AutoCloseable {
 				throw new IllegalStateException(ex);
 			}
 		}
-		throw new IllegalStateException("The Redis Cluster did not reach cluster_state:" + state + " in 20s");
+		throw new IllegalStateException("Timed out after 20s waiting for " + what);
 	}
 
 	private static void run(List<String> command) {

@@ -95,7 +95,17 @@ public final class RedisCluster implements AutoCloseable {
 			if (node.command("ROLE").startsWith("slave") && node.command("CLUSTER", "NODES")
 				.lines()
 				.anyMatch((line) -> line.contains("myself") && line.contains(masterId))) {
-				node.command("CLUSTER", "FAILOVER");
+				// a manual failover only happens once the replica has caught up; it can
+				// also be aborted when the
+				// master is slow to pause its clients, so try a few times
+				awaitCondition(() -> node.command("INFO", "replication").contains("master_link_status:up"),
+						"the replica to sync");
+				for (int attempt = 1; !node.command("ROLE").startsWith("master"); attempt++) {
+					node.command("CLUSTER", "FAILOVER");
+					if (awaitQuietly(() -> node.command("ROLE").startsWith("master"), 10) || attempt == 3) {
+						break;
+					}
+				}
 				awaitCondition(() -> node.command("ROLE").startsWith("master"), "the replica to take over");
 				awaitState("ok");
 				return node.port();
@@ -137,10 +147,16 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private static void awaitCondition(BooleanSupplier condition, String what) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+		if (!awaitQuietly(condition, 20)) {
+			throw new IllegalStateException("Timed out after 20s waiting for " + what);
+		}
+	}
+
+	private static boolean awaitQuietly(BooleanSupplier condition, int seconds) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
 		while (System.nanoTime() < deadline) {
 			if (condition.getAsBoolean()) {
-				return;
+				return true;
 			}
 			try {
 				Thread.sleep(50);
@@ -150,7 +166,7 @@ public final class RedisCluster implements AutoCloseable {
 				throw new IllegalStateException(ex);
 			}
 		}
-		throw new IllegalStateException("Timed out after 20s waiting for " + what);
+		return false;
 	}
 
 	private static void run(List<String> command) {

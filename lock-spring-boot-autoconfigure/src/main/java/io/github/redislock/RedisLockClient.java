@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.redislock.internal.DefaultRedisLockClient;
@@ -141,6 +142,9 @@ public interface RedisLockClient extends AutoCloseable {
 
 		private Duration watchdogTimeout = Duration.ofSeconds(30);
 
+		private Consumer<LeaseLostEvent> leaseLostListener = (event) -> {
+		};
+
 		private Builder(StringRedisTemplate redisTemplate) {
 			Assert.notNull(redisTemplate, "redisTemplate must not be null");
 			this.redisTemplate = redisTemplate;
@@ -171,9 +175,23 @@ public interface RedisLockClient extends AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Who to tell when a thread of this client turns out to have lost a lock it held
+		 * (see {@link LeaseLostEvent}); called on the watchdog's thread or the unlocking
+		 * thread, so keep it short. Spring Boot's auto-configuration publishes the event
+		 * to the application context. Default: nobody (the loss is still logged as a
+		 * warning).
+		 */
+		public Builder leaseLostListener(Consumer<LeaseLostEvent> leaseLostListener) {
+			Assert.notNull(leaseLostListener, "leaseLostListener must not be null");
+			this.leaseLostListener = leaseLostListener;
+			return this;
+		}
+
 		/** Creates the client; it starts its watchdog thread. */
 		public RedisLockClient build() {
-			return new DefaultRedisLockClient(this.redisTemplate, this.keyPrefix, this.watchdogTimeout);
+			return new DefaultRedisLockClient(this.redisTemplate, this.keyPrefix, this.watchdogTimeout,
+					this.leaseLostListener);
 		}
 
 	}

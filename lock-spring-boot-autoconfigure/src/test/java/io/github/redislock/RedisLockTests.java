@@ -158,6 +158,30 @@ class RedisLockTests {
 	}
 
 	@Test
+	void theLeaseLostListenerHearsWhenAnUnlockFindsTheLeaseExpired() throws Exception {
+		List<LeaseLostEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+		RedisLockClient listened = RedisLockClient.builder(this.clients.newConnectionFactory())
+			.leaseLostListener(events::add)
+			.build();
+		try {
+			RedisLock lock = listened.getLock(LockTestClients.uniqueName());
+			lock.lock(Duration.ofMillis(100));
+			await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+			assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
+			assertThat(events).singleElement().satisfies((event) -> {
+				assertThat(event.lockName()).isEqualTo(lock.getName());
+				assertThat(event.watchdog()).isFalse();
+				assertThat(event.lease()).isEqualTo(Duration.ofMillis(100));
+				assertThat(event.heldFor()).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+				assertThat(event.detectedBy()).isEqualTo(LeaseLostEvent.DetectedBy.UNLOCK);
+			});
+		}
+		finally {
+			listened.close();
+		}
+	}
+
+	@Test
 	void unlockByAThreadThatDoesNotHoldTheLockIsRejected() throws Exception {
 		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
 		assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)

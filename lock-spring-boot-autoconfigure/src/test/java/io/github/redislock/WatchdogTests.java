@@ -80,6 +80,33 @@ class WatchdogTests {
 	}
 
 	@Test
+	void theLeaseLostListenerHearsWhenTheWatchdogFindsTheLockGone() {
+		List<LeaseLostEvent> events = new CopyOnWriteArrayList<>();
+		RedisLockClient listened = RedisLockClient.builder(this.clients.newConnectionFactory())
+			.watchdogTimeout(TIMEOUT)
+			.leaseLostListener(events::add)
+			.build();
+		try {
+			RedisLock lock = listened.getLock(LockTestClients.uniqueName());
+			lock.lock();
+			this.redisTemplate.delete("lock:{" + lock.getName() + "}");
+			LockTestClients.engine(listened).renewNow();
+			assertThat(events).singleElement().satisfies((event) -> {
+				assertThat(event.lockName()).isEqualTo(lock.getName());
+				assertThat(event.lockKey()).isEqualTo("lock:{" + lock.getName() + "}");
+				assertThat(event.threadName()).isEqualTo(Thread.currentThread().getName());
+				assertThat(event.watchdog()).isTrue();
+				assertThat(event.lease()).isEqualTo(TIMEOUT);
+				assertThat(event.detectedBy()).isEqualTo(LeaseLostEvent.DetectedBy.WATCHDOG);
+			});
+			assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
+		}
+		finally {
+			listened.close();
+		}
+	}
+
+	@Test
 	void oneRenewalRoundRenewsManyLocksInFewScriptCalls() throws Exception {
 		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
 		List<String> commands = new CopyOnWriteArrayList<>();

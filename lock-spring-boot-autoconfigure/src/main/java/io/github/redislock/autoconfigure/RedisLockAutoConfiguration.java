@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -45,11 +46,13 @@ public final class RedisLockAutoConfiguration {
 	// would queue the lock scripts inside a MULTI and return no result.
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	RedisLockClient redisLockClient(RedisConnectionFactory connectionFactory, RedisLockProperties properties) {
+	RedisLockClient redisLockClient(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
+			ApplicationEventPublisher eventPublisher) {
 		StringRedisTemplate redisTemplate = new StringRedisTemplate(connectionFactory);
 		return RedisLockClient.builder(redisTemplate)
 			.keyPrefix(properties.getKeyPrefix())
 			.watchdogTimeout(properties.getWatchdogTimeout())
+			.leaseLostListener(eventPublisher::publishEvent)
 			.build();
 	}
 

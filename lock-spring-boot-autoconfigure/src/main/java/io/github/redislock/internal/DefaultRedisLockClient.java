@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -9,6 +10,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
+import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 
@@ -42,7 +44,8 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 
 	private final LockEngine engine;
 
-	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout) {
+	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
+			Consumer<LeaseLostEvent> leaseLostListener) {
 		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
 		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
 		this.keyPrefix = keyPrefix;
@@ -50,10 +53,11 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 		Holds holds = new Holds();
 		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory,
 				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis());
+		LeaseLostNotifier notifier = new LeaseLostNotifier(leaseLostListener);
 		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
-				isCluster(connectionFactory));
+				isCluster(connectionFactory), notifier);
 		this.engine = new LockEngine(this.clientId, commands, holds, subscriptions, watchdog,
-				watchdogTimeout.toMillis());
+				watchdogTimeout.toMillis(), notifier);
 	}
 
 	@Override

@@ -1,5 +1,9 @@
 package io.github.redislock.internal;
 
+import java.time.Duration;
+
+import io.github.redislock.LeaseLostEvent;
+
 /**
  * What this client knows of one thread's hold on one lock: enough to renew it, to report
  * its loss and to answer for its fencing token without asking Redis. Written by the
@@ -81,6 +85,11 @@ final class Hold {
 
 	long heldForMillis() {
 		return (System.nanoTime() - this.acquiredAtNanos) / 1_000_000;
+	}
+
+	LeaseLostEvent lostEvent(LeaseLostEvent.DetectedBy detectedBy) {
+		return new LeaseLostEvent(this.keys.name(), this.keys.lockKey(), this.thread.getName(),
+				Duration.ofMillis(heldForMillis()), Duration.ofMillis(this.leaseMillis), this.watchdog, detectedBy);
 	}
 
 	String describeLoss() {

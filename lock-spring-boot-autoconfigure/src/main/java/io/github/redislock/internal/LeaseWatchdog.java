@@ -18,6 +18,8 @@ import org.apache.commons.logging.LogFactory;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
+import io.github.redislock.LeaseLostEvent;
+
 /**
  * Keeps watchdog leases alive: one thread per client renews every watchdog hold every
  * third of the watchdog timeout, many holds per script call. A renewal checks ownership,
@@ -49,10 +51,13 @@ final class LeaseWatchdog implements AutoCloseable {
 
 	private final ScheduledExecutorService scheduler;
 
+	private final LeaseLostNotifier notifier;
+
 	/**
 	 * @param clustered whether keys of different slots must go in different script calls
 	 */
-	LeaseWatchdog(LockCommands commands, Holds holds, long leaseMillis, boolean clustered) {
+	LeaseWatchdog(LockCommands commands, Holds holds, long leaseMillis, boolean clustered, LeaseLostNotifier notifier) {
+		this.notifier = notifier;
 		this.commands = commands;
 		this.holds = holds;
 		this.leaseMillis = leaseMillis;
@@ -98,6 +103,7 @@ final class LeaseWatchdog implements AutoCloseable {
 			// a hold whose owner released it while the renewal was under way is not lost
 			if (!lost.isReleasing() && this.renewed.remove(lost)) {
 				logger.warn(lost.describeLoss());
+				this.notifier.notify(lost.lostEvent(LeaseLostEvent.DetectedBy.WATCHDOG));
 			}
 		}
 	}

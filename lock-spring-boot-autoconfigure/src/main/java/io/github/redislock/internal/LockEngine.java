@@ -6,6 +6,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.LeaseLostEvent;
 
 /**
  * Decides how to acquire and release: try once; if the lock is taken, wait for its
@@ -34,8 +35,11 @@ public final class LockEngine implements AutoCloseable {
 
 	private final long watchdogLeaseMillis;
 
+	private final LeaseLostNotifier notifier;
+
 	LockEngine(String clientId, LockCommands commands, Holds holds, ReleaseSubscriptions subscriptions,
-			LeaseWatchdog watchdog, long watchdogLeaseMillis) {
+			LeaseWatchdog watchdog, long watchdogLeaseMillis, LeaseLostNotifier notifier) {
+		this.notifier = notifier;
 		this.clientId = clientId;
 		this.commands = commands;
 		this.holds = holds;
@@ -140,6 +144,7 @@ public final class LockEngine implements AutoCloseable {
 		}
 		forget(hold);
 		if (left < 0) {
+			this.notifier.notify(hold.lostEvent(LeaseLostEvent.DetectedBy.UNLOCK));
 			throw new LeaseExpiredException(keys.name(), hold.describeLoss());
 		}
 		if (logger.isDebugEnabled()) {

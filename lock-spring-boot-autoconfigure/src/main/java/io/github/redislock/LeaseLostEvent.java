@@ -1,0 +1,41 @@
+package io.github.redislock;
+
+import java.time.Duration;
+
+/**
+ * Tells that a thread of this process held a lock and no longer does, without having
+ * released it: its lease ran out (an explicit lease was overrun, or a pause or outage
+ * stopped the watchdog) or the lock was force-unlocked. Another holder may have run at
+ * the same time. Spring Boot publishes it as an application event
+ * ({@code @EventListener void on(LeaseLostEvent event)}); without Boot, register a
+ * listener with {@link RedisLockClient.Builder#leaseLostListener}.
+ *
+ * @param lockName the lock's name
+ * @param lockKey the lock's Redis key
+ * @param threadName the thread that held it
+ * @param heldFor how long ago the thread had acquired it
+ * @param lease the lease it held it with
+ * @param watchdog whether the watchdog renewed that lease
+ * @param detectedBy what found the loss
+ * @since 0.1.0
+ */
+public record LeaseLostEvent(String lockName, String lockKey, String threadName, Duration heldFor, Duration lease,
+		boolean watchdog, DetectedBy detectedBy) {
+
+	/** What found that the lease was lost. */
+	public enum DetectedBy {
+
+		/**
+		 * The watchdog, trying to renew the lease while the thread still held the lock.
+		 */
+		WATCHDOG,
+
+		/**
+		 * The holder's own {@code unlock()}, which then threw
+		 * {@link LeaseExpiredException}.
+		 */
+		UNLOCK
+
+	}
+
+}

@@ -56,8 +56,8 @@ public final class BenchmarkMain {
 			System.out.printf("Redis %s at %s:%d; %s per run after %s warm-up; %d round(s) of forward + reverse%n",
 					version.substring(version.indexOf(':') + 1), redis.host(), redis.port(), run, warmup, rounds);
 			// One unmeasured pass first: the libraries share this JVM, so whichever ran
-			// first would otherwise pay
-			// for warming up the JIT, Netty and Lettuce for all of them.
+			// first would otherwise pay for warming up the JIT, Netty and Lettuce for all
+			// of them.
 			for (Scenario scenario : scenarios) {
 				if (!(scenario instanceof TwoJvmScenario)) {
 					for (Library library : scenario.libraries()) {

@@ -42,8 +42,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 public final class RedisLockAutoConfiguration {
 
 	// A template of its own: an application's StringRedisTemplate may have transaction
-	// support enabled, which
-	// would queue the lock scripts inside a MULTI and return no result.
+	// support enabled, which would queue the lock scripts inside a MULTI and return no
+	// result.
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	RedisLockClient redisLockClient(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
@@ -62,10 +62,8 @@ public final class RedisLockAutoConfiguration {
 	}
 
 	// The annotation beans are infrastructure, created before ordinary beans; they bind
-	// the properties they
-	// need themselves so that the RedisLockProperties bean is not created that early (it
-	// would miss
-	// post-processing).
+	// the properties they need themselves so that the RedisLockProperties bean is not
+	// created that early (it would miss post-processing).
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.aop.support.AbstractPointcutAdvisor")
 	@Import(LockAutoProxyRegistrar.class)

@@ -87,8 +87,7 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	}
 
 	// Unless the factory says it is standalone, renew in per-slot batches: that is always
-	// valid, at the cost of
-	// more calls when many locks are held.
+	// valid, at the cost of more calls when many locks are held.
 	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
 		if (lettucePresent && connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			return lettuce.isClusterAware();

@@ -131,8 +131,7 @@ public final class LockEngine implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			// Unknown whether Redis ran it. Keep the hold while nested holds remain;
-			// after the last one the
-			// lease frees the lock, so stop renewing it.
+			// after the last one the lease frees the lock, so stop renewing it.
 			if (hold.count() <= 1) {
 				forget(hold);
 			}

@@ -35,9 +35,8 @@ final class LockScripts {
 	}
 
 	// The text is read once and the script built from it: a script built on the resource
-	// itself would ask the
-	// resource for its modification time on every execution (a file system call, or a jar
-	// lookup).
+	// itself would ask the resource for its modification time on every execution (a file
+	// system call, or a jar lookup).
 	private static <T> RedisScript<T> load(String name, Class<T> resultType) {
 		try {
 			String text = new ClassPathResource(name, LockScripts.class).getContentAsString(StandardCharsets.UTF_8);

@@ -201,8 +201,8 @@ final class ReleaseSubscriptions implements MessageListener {
 		}
 		catch (RuntimeException ex) {
 			// The connection is broken; Lettuce would re-subscribe this channel on
-			// reconnect, which costs a
-			// little traffic until the connection is replaced, but no correctness.
+			// reconnect, which costs a little traffic until the connection is replaced,
+			// but no correctness.
 			logger.debug("Could not unsubscribe from " + waiters.channel, ex);
 		}
 	}
@@ -261,8 +261,7 @@ final class ReleaseSubscriptions implements MessageListener {
 		}
 
 		// One pending wake-up is enough: whoever takes it tries the lock again, and a
-		// release that finds a
-		// wake-up still pending has nobody asleep to wake.
+		// release that finds a wake-up still pending has nobody asleep to wake.
 		private void wakeOne() {
 			if (this.wakeUps.availablePermits() == 0) {
 				this.wakeUps.release();

@@ -21,9 +21,8 @@ final class SlotTags {
 	}
 
 	// Counting up in base 36 fills every slot after about 170k candidates (a few
-	// milliseconds);
-	// the result is the same on every JVM, so all clients agree on the counter of each
-	// slot.
+	// milliseconds); the result is the same on every JVM, so all clients agree on the
+	// counter of each slot.
 	private static String[] computeTags() {
 		String[] tags = new String[ClusterSlotHashUtil.SLOT_COUNT];
 		int missing = tags.length;

@@ -96,8 +96,8 @@ public final class RedisCluster implements AutoCloseable {
 				.lines()
 				.anyMatch((line) -> line.contains("myself") && line.contains(masterId))) {
 				// a manual failover only happens once the replica has caught up; it can
-				// also be aborted when the
-				// master is slow to pause its clients, so try a few times
+				// also be aborted when the master is slow to pause its clients, so try a
+				// few times
 				awaitCondition(() -> node.command("INFO", "replication").contains("master_link_status:up"),
 						"the replica to sync");
 				for (int attempt = 1; !node.command("ROLE").startsWith("master"); attempt++) {

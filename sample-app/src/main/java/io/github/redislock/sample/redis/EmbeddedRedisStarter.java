@@ -95,8 +95,7 @@ public class EmbeddedRedisStarter implements ApplicationListener<SpringApplicati
 		if (this.server != null && context.getBeanFactory() instanceof DefaultSingletonBeanRegistry registry) {
 			// Disposable beans are destroyed in reverse order of registration; registered
 			// before any bean exists, the server outlives the Redis connection factory
-			// and
-			// the lock client, which can therefore close cleanly.
+			// and the lock client, which can therefore close cleanly.
 			registry.registerDisposableBean("embeddedRedis", this::stop);
 		}
 	}

@@ -58,8 +58,7 @@ class StockAuditScheduleTests {
 		try (OtherInstance otherInstance = new OtherInstance(redis, this.lockProperties)) {
 			otherInstance.whileHolding("stock-audit", () -> {
 				// Rounds follow each other on one thread: once one has skipped, a round
-				// that
-				// ran before the lock was taken has been counted.
+				// that ran before the lock was taken has been counted.
 				long skippedBefore = this.schedule.statistics().skipped();
 				await().atMost(Duration.ofSeconds(10))
 					.until(() -> this.schedule.statistics().skipped() > skippedBefore);

@@ -6,6 +6,8 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -37,6 +39,7 @@ class PausedHolderTests {
 		assertThat(outcome.finalValue()).isEqualTo("written by the new holder");
 		assertThat(outcome.pausedStillHeld()).isFalse();
 		assertThat(outcome.unlockReport()).startsWith("EXPIRED ").contains("watchdog lease of 600ms was not renewed");
+		assertThat(outcome.output()).anyMatch((line) -> line.startsWith("LOST "));
 	}
 
 	@Test
@@ -55,10 +58,11 @@ class PausedHolderTests {
 				Integer.toString(redis.server().port()), name, storeKey, Boolean.toString(fenced))
 			.redirectErrorStream(true)
 			.start();
+		List<String> seen = new ArrayList<>();
 		try (BufferedReader output = new BufferedReader(
 				new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
 				PrintWriter input = new PrintWriter(holder.getOutputStream(), true, StandardCharsets.UTF_8)) {
-			long pausedToken = Long.parseLong(readUntil(output, "HELD ").substring(5));
+			long pausedToken = Long.parseLong(readUntil(output, seen, "HELD ").substring(5));
 			signal(holder, "STOP");
 			RedisLock newHolder = this.clients.newClient().getLock(name);
 			// the paused holder's watchdog cannot renew: its 600 ms lease runs out
@@ -68,32 +72,33 @@ class PausedHolderTests {
 			assertThat(store.write("written by the new holder", newToken)).isTrue();
 			signal(holder, "CONT");
 			input.println("WRITE written by the paused holder");
-			boolean pausedWriteAccepted = Boolean.parseBoolean(readUntil(output, "WRITTEN ").substring(8));
+			boolean pausedWriteAccepted = Boolean.parseBoolean(readUntil(output, seen, "WRITTEN ").substring(8));
 			input.println("CHECK");
-			boolean stillHeld = Boolean.parseBoolean(readUntil(output, "HELD_BY_ME ").substring(11));
+			boolean stillHeld = Boolean.parseBoolean(readUntil(output, seen, "HELD_BY_ME ").substring(11));
 			input.println("UNLOCK");
-			String unlockReport = readUntil(output, "EXPIRED ", "UNLOCKED");
+			String unlockReport = readUntil(output, seen, "EXPIRED ", "UNLOCKED");
+			output.lines().forEach(seen::add);
 			assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
 			newHolder.unlock();
-			return new Outcome(pausedToken, newToken, pausedWriteAccepted, store.value(), stillHeld, unlockReport);
+			return new Outcome(pausedToken, newToken, pausedWriteAccepted, store.value(), stillHeld, unlockReport,
+					seen);
 		}
 		finally {
 			holder.destroyForcibly();
 		}
 	}
 
-	private static String readUntil(BufferedReader output, String... prefixes) throws Exception {
-		StringBuilder seen = new StringBuilder();
+	private static String readUntil(BufferedReader output, List<String> seen, String... prefixes) throws Exception {
 		for (String line = output.readLine(); line != null; line = output.readLine()) {
+			seen.add(line);
 			for (String prefix : prefixes) {
 				if (line.startsWith(prefix)) {
 					return line;
 				}
 			}
-			seen.append(line).append('\n');
 		}
-		throw new AssertionError(
-				"The holder JVM ended without printing " + String.join(" or ", prefixes) + ":\n" + seen);
+		throw new AssertionError("The holder JVM ended without printing " + String.join(" or ", prefixes) + ":\n"
+				+ String.join("\n", seen));
 	}
 
 	private static void signal(Process process, String signal) throws Exception {
@@ -102,7 +107,7 @@ class PausedHolderTests {
 	}
 
 	record Outcome(long pausedToken, long newToken, boolean pausedWriteAccepted, String finalValue,
-			boolean pausedStillHeld, String unlockReport) {
+			boolean pausedStillHeld, String unlockReport, List<String> output) {
 	}
 
 }

@@ -31,6 +31,7 @@ public final class PausedHolderWorker {
 		FencedStore store = new FencedStore(redis, args[3], Boolean.parseBoolean(args[4]));
 		try (RedisLockClient client = RedisLockClient.builder(redis)
 			.watchdogTimeout(LockTestClients.TEST_WATCHDOG_TIMEOUT)
+			.leaseLostListener((event) -> System.out.println("LOST " + event.detectedBy()))
 			.build()) {
 			RedisLock lock = client.getLock(args[2]);
 			lock.lock();

@@ -2,14 +2,13 @@ package io.github.redislock.benchmark;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 import io.github.redislock.testsupport.RedisServer;
 
 /**
  * Several threads of one JVM take turns on one lock name.
  */
-final class ContendedScenario implements Scenario {
+final class ContendedScenario implements ContentionScenario {
 
 	private final int threads;
 
@@ -20,26 +19,6 @@ final class ContendedScenario implements Scenario {
 	@Override
 	public String title() {
 		return "contended, 1 JVM x " + this.threads + " threads";
-	}
-
-	@Override
-	public String unit() {
-		return "acquisitions/s";
-	}
-
-	@Override
-	public String latencyMeaning() {
-		return "hand-off gap (release to next holder)";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.REDIS_LOCK, Library.REDISSON, Library.INTEGRATION_PUB_SUB, Library.INTEGRATION_SPIN);
-	}
-
-	@Override
-	public boolean comparesToFloor() {
-		return false;
 	}
 
 	@Override

@@ -108,7 +108,7 @@ final class Report {
 						String.format(Locale.ROOT, "%.2f x Redisson (%,.0f vs %,.0f)", rate / theirs, rate, theirs),
 						rate >= theirs);
 			}
-			else if (scenario instanceof ContendedScenario || scenario instanceof TwoJvmScenario) {
+			else if (scenario instanceof ContentionScenario) {
 				double commands = median(ours, RunResult::commandsPerOperation);
 				double theirCommands = median(redisson, RunResult::commandsPerOperation);
 				row(md, scenario.title() + ": Redis cmds/acquisition <= Redisson",

@@ -23,7 +23,7 @@ import org.HdrHistogram.Histogram;
  * Two JVMs with several threads each take turns on one lock name, as two instances of a
  * service would.
  */
-final class TwoJvmScenario implements Scenario {
+final class TwoJvmScenario implements ContentionScenario {
 
 	/**
 	 * The worker JVMs are new for every run, so their JIT has not seen any of the code
@@ -41,26 +41,6 @@ final class TwoJvmScenario implements Scenario {
 	@Override
 	public String title() {
 		return "contended, 2 JVMs x " + this.threadsPerJvm + " threads";
-	}
-
-	@Override
-	public String unit() {
-		return "acquisitions/s";
-	}
-
-	@Override
-	public String latencyMeaning() {
-		return "hand-off gap (release to next holder)";
-	}
-
-	@Override
-	public List<Library> libraries() {
-		return List.of(Library.REDIS_LOCK, Library.REDISSON, Library.INTEGRATION_PUB_SUB, Library.INTEGRATION_SPIN);
-	}
-
-	@Override
-	public boolean comparesToFloor() {
-		return false;
 	}
 
 	@Override

@@ -5,9 +5,12 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.redislock.internal.DefaultRedisLockClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.lang.Nullable;
 import org.springframework.util.Assert;
 
 /**
@@ -145,6 +148,12 @@ public interface RedisLockClient extends AutoCloseable {
 		private Consumer<LeaseLostEvent> leaseLostListener = (event) -> {
 		};
 
+		@Nullable
+		private ObservationRegistry observationRegistry;
+
+		@Nullable
+		private MeterRegistry meterRegistry;
+
 		private Builder(StringRedisTemplate redisTemplate) {
 			Assert.notNull(redisTemplate, "redisTemplate must not be null");
 			this.redisTemplate = redisTemplate;
@@ -188,10 +197,42 @@ public interface RedisLockClient extends AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Where to report acquisitions and holds as Micrometer observations, so that
+		 * traces show them and, with Micrometer's meter handler registered (as Spring
+		 * Boot's Actuator does), timers measure them: {@code redis.lock.acquire} (tags
+		 * {@code name}, {@code outcome}: {@code acquired}, {@code timed-out},
+		 * {@code interrupted} or {@code error}) and {@code redis.lock.hold} (tags
+		 * {@code name}, {@code lease}: {@code watchdog} or {@code fixed}). The
+		 * {@code name} tag is the lock's name up to its first {@code ':'}, so that
+		 * {@code order:42} and {@code order:43} share meters. Default: none.
+		 * @since 0.2.0
+		 */
+		public Builder observationRegistry(ObservationRegistry observationRegistry) {
+			Assert.notNull(observationRegistry, "observationRegistry must not be null");
+			this.observationRegistry = observationRegistry;
+			return this;
+		}
+
+		/**
+		 * Where to register this client's meters: gauges {@code redis.lock.held} (locks
+		 * its threads hold) and {@code redis.lock.waiting} (its threads waiting for a
+		 * lock), and the counter {@code redis.lock.lease.lost} (tags {@code name},
+		 * {@code detected.by}). Without an {@link #observationRegistry observation
+		 * registry}, the acquire and hold timers go here too. Needs
+		 * {@code io.micrometer:micrometer-core}. Default: none.
+		 * @since 0.2.0
+		 */
+		public Builder meterRegistry(MeterRegistry meterRegistry) {
+			Assert.notNull(meterRegistry, "meterRegistry must not be null");
+			this.meterRegistry = meterRegistry;
+			return this;
+		}
+
 		/** Creates the client; it starts its watchdog thread. */
 		public RedisLockClient build() {
 			return new DefaultRedisLockClient(this.redisTemplate, this.keyPrefix, this.watchdogTimeout,
-					this.leaseLostListener);
+					this.leaseLostListener, this.observationRegistry, this.meterRegistry);
 		}
 
 	}

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.github.redislock.internal.DefaultRedisLockClient;
 import io.github.redislock.internal.LockEngine;
@@ -40,6 +41,14 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 
 	RedisLockClient newClient(Duration watchdogTimeout) {
 		RedisLockClient client = RedisLockClient.builder(newTemplate()).watchdogTimeout(watchdogTimeout).build();
+		this.resources.add(0, client);
+		return client;
+	}
+
+	RedisLockClient newClient(Consumer<RedisLockClient.Builder> customizer) {
+		RedisLockClient.Builder builder = RedisLockClient.builder(newTemplate()).watchdogTimeout(TEST_WATCHDOG_TIMEOUT);
+		customizer.accept(builder);
+		RedisLockClient client = builder.build();
 		this.resources.add(0, client);
 		return client;
 	}

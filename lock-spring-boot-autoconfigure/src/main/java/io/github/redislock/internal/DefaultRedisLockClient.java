@@ -1,12 +1,18 @@
 package io.github.redislock.internal;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.lang.Nullable;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
@@ -44,8 +50,18 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 
 	private final LockEngine engine;
 
+	@Nullable
+	private final LockMeters meters;
+
+	/**
+	 * Creates a client; {@link RedisLockClient#builder} documents the parameters.
+	 * @param observationRegistry where acquire and hold observations go, or {@code null}
+	 * @param meterRegistry where gauges and counters go, or {@code null}; without an
+	 * observation registry, also the timers
+	 */
 	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
-			Consumer<LeaseLostEvent> leaseLostListener) {
+			Consumer<LeaseLostEvent> leaseLostListener, @Nullable ObservationRegistry observationRegistry,
+			@Nullable MeterRegistry meterRegistry) {
 		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
 		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
 		this.keyPrefix = keyPrefix;
@@ -53,11 +69,21 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 		Holds holds = new Holds();
 		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory,
 				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis());
-		LeaseLostNotifier notifier = new LeaseLostNotifier(leaseLostListener);
+		List<Consumer<LeaseLostEvent>> leaseLostListeners = new ArrayList<>(List.of(leaseLostListener));
+		ObservationRegistry observations = (observationRegistry != null) ? observationRegistry
+				: ObservationRegistry.NOOP;
+		if (meterRegistry != null) {
+			leaseLostListeners.add(LockMeters.leaseLostCounter(meterRegistry));
+			if (observationRegistry == null) {
+				observations = LockMeters.timersOnly(meterRegistry);
+			}
+		}
+		LeaseLostNotifier notifier = new LeaseLostNotifier(leaseLostListeners);
 		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
 				isCluster(connectionFactory), notifier);
 		this.engine = new LockEngine(this.clientId, commands, holds, subscriptions, watchdog,
-				watchdogTimeout.toMillis(), notifier);
+				watchdogTimeout.toMillis(), notifier, new LockObservations(observations));
+		this.meters = (meterRegistry != null) ? new LockMeters(meterRegistry, this.engine) : null;
 	}
 
 	@Override
@@ -74,6 +100,9 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	@Override
 	public void close() {
 		this.engine.close();
+		if (this.meters != null) {
+			this.meters.close();
+		}
 	}
 
 	/** The engine, for tests and the library's own monitoring. */

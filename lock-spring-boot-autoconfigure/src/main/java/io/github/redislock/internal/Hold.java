@@ -1,6 +1,11 @@
 package io.github.redislock.internal;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.micrometer.observation.Observation;
+
+import org.springframework.lang.Nullable;
 
 import io.github.redislock.LeaseLostEvent;
 
@@ -25,11 +30,16 @@ final class Hold {
 
 	private final boolean watchdog;
 
+	private final Observation observation;
+
+	private final AtomicBoolean ended = new AtomicBoolean();
+
 	private volatile int count = 1;
 
 	private volatile boolean releasing;
 
-	Hold(LockKeys keys, String owner, Thread thread, long token, long leaseMillis, boolean watchdog) {
+	Hold(LockKeys keys, String owner, Thread thread, long token, long leaseMillis, boolean watchdog,
+			LockObservations observations) {
 		this.keys = keys;
 		this.owner = owner;
 		this.thread = thread;
@@ -37,6 +47,7 @@ final class Hold {
 		this.acquiredAtNanos = System.nanoTime();
 		this.leaseMillis = leaseMillis;
 		this.watchdog = watchdog;
+		this.observation = observations.startHold(keys, token, watchdog);
 	}
 
 	LockKeys keys() {
@@ -81,6 +92,19 @@ final class Hold {
 
 	void releasing() {
 		this.releasing = true;
+	}
+
+	/**
+	 * Ends the hold's observation, once, however the hold ended.
+	 * @param failure why the hold ended other than by its last release, if it did
+	 */
+	void ended(@Nullable Throwable failure) {
+		if (this.ended.compareAndSet(false, true)) {
+			if (failure != null) {
+				this.observation.error(failure);
+			}
+			this.observation.stop();
+		}
 	}
 
 	long heldForMillis() {

@@ -1,6 +1,10 @@
 package io.github.redislock.internal;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -30,6 +34,17 @@ final class Holds {
 
 	int size() {
 		return this.holds.size();
+	}
+
+	List<HeldLock> describe() {
+		Instant now = Instant.now();
+		return this.holds.values()
+			.stream()
+			.map((hold) -> new HeldLock(hold.keys().name(), hold.keys().lockKey(), hold.thread().getName(),
+					hold.count(), now.minusMillis(hold.heldForMillis()), Duration.ofMillis(hold.leaseMillis()),
+					hold.isWatchdog(), hold.token()))
+			.sorted(Comparator.comparing(HeldLock::name).thenComparing(HeldLock::thread))
+			.toList();
 	}
 
 	private record HoldId(String lockKey, long threadId) {

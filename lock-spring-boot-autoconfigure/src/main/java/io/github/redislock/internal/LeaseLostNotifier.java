@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.List;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
@@ -8,25 +9,28 @@ import org.apache.commons.logging.LogFactory;
 import io.github.redislock.LeaseLostEvent;
 
 /**
- * Hands lease-lost events to the application's listener; a listener that throws is
- * logged, never allowed to break the watchdog or the unlock that found the loss.
+ * Hands lease-lost events to the application's listener and the lease-lost counter; a
+ * listener that throws is logged, never allowed to break the others, the watchdog or the
+ * unlock that found the loss.
  */
 final class LeaseLostNotifier {
 
 	private static final Log logger = LogFactory.getLog(LeaseLostNotifier.class);
 
-	private final Consumer<LeaseLostEvent> listener;
+	private final List<Consumer<LeaseLostEvent>> listeners;
 
-	LeaseLostNotifier(Consumer<LeaseLostEvent> listener) {
-		this.listener = listener;
+	LeaseLostNotifier(List<Consumer<LeaseLostEvent>> listeners) {
+		this.listeners = List.copyOf(listeners);
 	}
 
 	void notify(LeaseLostEvent event) {
-		try {
-			this.listener.accept(event);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("The lease-lost listener failed for lock '" + event.lockName() + "'", ex);
+		for (Consumer<LeaseLostEvent> listener : this.listeners) {
+			try {
+				listener.accept(event);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("A lease-lost listener failed for lock '" + event.lockName() + "'", ex);
+			}
 		}
 	}
 

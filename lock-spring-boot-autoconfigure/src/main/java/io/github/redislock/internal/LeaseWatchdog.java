@@ -112,9 +112,11 @@ final class LeaseWatchdog implements AutoCloseable {
 		for (Hold hold : this.holds.all()) {
 			if (!hold.thread().isAlive()) {
 				this.holds.remove(hold);
+				String ending = "Thread '" + hold.thread().getName() + "' ended without unlocking lock '"
+						+ hold.keys().name() + "'";
+				hold.ended(new IllegalStateException(ending));
 				if (this.renewed.remove(hold)) {
-					logger.warn("Thread '" + hold.thread().getName() + "' ended without unlocking lock '"
-							+ hold.keys().name() + "'; its lease is no longer renewed and ends within "
+					logger.warn(ending + "; its lease is no longer renewed and ends within "
 							+ Durations.formatMillis(this.leaseMillis));
 				}
 			}

@@ -1,11 +1,13 @@
 package io.github.redislock.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.RedisLockException;
@@ -96,6 +98,20 @@ final class LockCommands {
 	long remainingLeaseMillis(LockKeys keys) {
 		Long ttl = call(keys, "read", () -> this.redis.getExpire(keys.lockKey(), TimeUnit.MILLISECONDS));
 		return (ttl != null) ? ttl : -2;
+	}
+
+	/** PTTL of each key, pipelined: one round trip however many keys. */
+	List<Long> remainingLeaseMillis(List<String> lockKeys) {
+		if (lockKeys.isEmpty()) {
+			return List.of();
+		}
+		List<Object> ttls = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (String key : lockKeys) {
+				connection.keyCommands().pTtl(key.getBytes(StandardCharsets.UTF_8));
+			}
+			return null;
+		});
+		return ttls.stream().map((ttl) -> (ttl instanceof Number number) ? number.longValue() : -2L).toList();
 	}
 
 	/**

@@ -1,9 +1,15 @@
 package io.github.redislock.internal;
 
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+
+import io.micrometer.observation.Observation;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+
+import org.springframework.lang.Nullable;
 
 import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LeaseLostEvent;
@@ -37,9 +43,13 @@ public final class LockEngine implements AutoCloseable {
 
 	private final LeaseLostNotifier notifier;
 
+	private final LockObservations observations;
+
 	LockEngine(String clientId, LockCommands commands, Holds holds, ReleaseSubscriptions subscriptions,
-			LeaseWatchdog watchdog, long watchdogLeaseMillis, LeaseLostNotifier notifier) {
+			LeaseWatchdog watchdog, long watchdogLeaseMillis, LeaseLostNotifier notifier,
+			LockObservations observations) {
 		this.notifier = notifier;
+		this.observations = observations;
 		this.clientId = clientId;
 		this.commands = commands;
 		this.holds = holds;
@@ -57,6 +67,25 @@ public final class LockEngine implements AutoCloseable {
 	 * @return whether the lock is held
 	 */
 	boolean acquire(LockKeys keys, long waitNanos, long leaseMillis, boolean interruptible)
+			throws InterruptedException {
+		Observation observation = this.observations.startAcquire(keys);
+		boolean acquired;
+		try {
+			acquired = acquireObserved(keys, waitNanos, leaseMillis, interruptible);
+		}
+		catch (InterruptedException ex) {
+			LockObservations.endAcquire(observation, "interrupted", null);
+			throw ex;
+		}
+		catch (RuntimeException | Error ex) {
+			LockObservations.endAcquire(observation, "error", ex);
+			throw ex;
+		}
+		LockObservations.endAcquire(observation, acquired ? "acquired" : "timed-out", null);
+		return acquired;
+	}
+
+	private boolean acquireObserved(LockKeys keys, long waitNanos, long leaseMillis, boolean interruptible)
 			throws InterruptedException {
 		long start = System.nanoTime();
 		Thread thread = Thread.currentThread();
@@ -133,7 +162,7 @@ public final class LockEngine implements AutoCloseable {
 			// Unknown whether Redis ran it. Keep the hold while nested holds remain;
 			// after the last one the lease frees the lock, so stop renewing it.
 			if (hold.count() <= 1) {
-				forget(hold);
+				forget(hold, ex);
 			}
 			throw ex;
 		}
@@ -141,11 +170,13 @@ public final class LockEngine implements AutoCloseable {
 			hold.count((int) left);
 			return;
 		}
-		forget(hold);
 		if (left < 0) {
+			LeaseExpiredException expired = new LeaseExpiredException(keys.name(), hold.describeLoss());
+			forget(hold, expired);
 			this.notifier.notify(hold.lostEvent(LeaseLostEvent.DetectedBy.UNLOCK));
-			throw new LeaseExpiredException(keys.name(), hold.describeLoss());
+			throw expired;
 		}
+		forget(hold, null);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Released lock '" + keys.name() + "' after " + Durations.formatMillis(hold.heldForMillis()));
 		}
@@ -191,6 +222,24 @@ public final class LockEngine implements AutoCloseable {
 		return this.subscriptions.waitingThreadCount();
 	}
 
+	/** The locks this client's threads hold now, by lock name, then thread. */
+	public List<HeldLock> heldLocks() {
+		return this.holds.describe();
+	}
+
+	/** How many threads of this client wait for each lock now, by lock name. */
+	public Map<String, Integer> waitingThreadsByLock() {
+		return this.subscriptions.waitingThreadsByLock();
+	}
+
+	/**
+	 * What Redis says is left of each lock's lease, in one round trip; see
+	 * {@link io.github.redislock.RedisLock#remainingLease()} for the values.
+	 */
+	public List<Long> remainingLeaseMillis(List<String> lockKeys) {
+		return this.commands.remainingLeaseMillis(lockKeys);
+	}
+
 	/** Holds the watchdog renews now. */
 	public int watchdogCount() {
 		return this.watchdog.watchedCount();
@@ -217,9 +266,9 @@ public final class LockEngine implements AutoCloseable {
 			if (hold != null) {
 				// the earlier hold was lost (lease ran out) and this is a fresh
 				// acquisition
-				forget(hold);
+				forget(hold, new LeaseExpiredException(keys.name(), hold.describeLoss()));
 			}
-			hold = new Hold(keys, owner, thread, token, lease, watchdogLease);
+			hold = new Hold(keys, owner, thread, token, lease, watchdogLease, this.observations);
 			this.holds.add(hold);
 			if (watchdogLease) {
 				this.watchdog.watch(hold);
@@ -231,9 +280,10 @@ public final class LockEngine implements AutoCloseable {
 		}
 	}
 
-	private void forget(Hold hold) {
+	private void forget(Hold hold, @Nullable Throwable failure) {
 		this.holds.remove(hold);
 		this.watchdog.unwatch(hold);
+		hold.ended(failure);
 	}
 
 	private int holdCountHere(LockKeys keys, Thread thread) {

@@ -23,6 +23,19 @@ record LockKeys(String name, String lockKey, String fenceKey, String channel) {
 		return new LockKeys(name, lockKey, keyPrefix + "fence:{" + SlotTags.tagFor(slot) + "}", lockKey + ":released");
 	}
 
+	/**
+	 * The name metrics and observations tag the lock with: the name up to its first
+	 * {@code ':'}, so that {@code order:42} and {@code order:43} share meters.
+	 */
+	String tagName() {
+		return tagName(this.name);
+	}
+
+	static String tagName(String name) {
+		int colon = name.indexOf(':');
+		return (colon > 0) ? name.substring(0, colon) : name;
+	}
+
 	List<String> lockAndFence() {
 		return List.of(this.lockKey, this.fenceKey);
 	}

@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -79,7 +80,7 @@ final class ReleaseSubscriptions implements MessageListener {
 	 */
 	Membership join(LockKeys keys) {
 		for (;;) {
-			Waiters waiters = this.waitersByChannel.computeIfAbsent(keys.channel(), Waiters::new);
+			Waiters waiters = this.waitersByChannel.computeIfAbsent(keys.channel(), (channel) -> new Waiters(keys));
 			synchronized (waiters) {
 				if (waiters.removed) {
 					continue;
@@ -151,6 +152,19 @@ final class ReleaseSubscriptions implements MessageListener {
 	 */
 	int channelCount() {
 		return this.waitersByChannel.size();
+	}
+
+	/** How many threads of this client wait for each lock now, by lock name. */
+	Map<String, Integer> waitingThreadsByLock() {
+		Map<String, Integer> waiting = new TreeMap<>();
+		for (Waiters waiters : this.waitersByChannel.values()) {
+			synchronized (waiters) {
+				if (waiters.count > 0) {
+					waiting.merge(waiters.lockName, waiters.count, Integer::sum);
+				}
+			}
+		}
+		return waiting;
 	}
 
 	/** How many threads of this client wait for a lock now. */
@@ -230,6 +244,8 @@ final class ReleaseSubscriptions implements MessageListener {
 	/** The threads of this client waiting for one lock. */
 	static final class Waiters {
 
+		private final String lockName;
+
 		private final String channel;
 
 		private final byte[] channelBytes;
@@ -247,9 +263,10 @@ final class ReleaseSubscriptions implements MessageListener {
 		// a waiter came back
 		private long idleGeneration;
 
-		private Waiters(String channel) {
-			this.channel = channel;
-			this.channelBytes = channel.getBytes(StandardCharsets.UTF_8);
+		private Waiters(LockKeys keys) {
+			this.lockName = keys.name();
+			this.channel = keys.channel();
+			this.channelBytes = this.channel.getBytes(StandardCharsets.UTF_8);
 		}
 
 		/**

@@ -1,0 +1,66 @@
+package io.github.redislock.internal;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.lang.Nullable;
+
+/**
+ * The observations a client makes, so that traces show locking and, through Micrometer's
+ * meter handler, timers measure it: {@value #ACQUIRE} from a thread's first attempt until
+ * it holds the lock or gives up, and {@value #HOLD} from a thread's first acquisition of
+ * a lock until its last release. Both carry the lock's tag name as {@code name} (low
+ * cardinality: see {@link LockKeys#tagName()}); the Redis key and the fencing token are
+ * high-cardinality values, for spans only. With a no-op registry nothing is allocated.
+ */
+final class LockObservations {
+
+	static final String ACQUIRE = "redis.lock.acquire";
+
+	static final String HOLD = "redis.lock.hold";
+
+	private final ObservationRegistry registry;
+
+	LockObservations(ObservationRegistry registry) {
+		this.registry = registry;
+	}
+
+	Observation startAcquire(LockKeys keys) {
+		if (this.registry.isNoop()) {
+			return Observation.NOOP;
+		}
+		return Observation.createNotStarted(ACQUIRE, this.registry)
+			.contextualName("lock acquire " + keys.tagName())
+			.lowCardinalityKeyValue("name", keys.tagName())
+			.highCardinalityKeyValue("key", keys.lockKey())
+			.start();
+	}
+
+	/**
+	 * Ends an acquire observation.
+	 * @param outcome {@code acquired}, {@code timed-out}, {@code interrupted} or
+	 * {@code error}
+	 * @param error what went wrong, for the {@code error} outcome
+	 */
+	static void endAcquire(Observation observation, String outcome, @Nullable Throwable error) {
+		observation.lowCardinalityKeyValue("outcome", outcome);
+		if (error != null) {
+			observation.error(error);
+		}
+		observation.stop();
+	}
+
+	Observation startHold(LockKeys keys, long token, boolean watchdog) {
+		if (this.registry.isNoop()) {
+			return Observation.NOOP;
+		}
+		return Observation.createNotStarted(HOLD, this.registry)
+			.contextualName("lock hold " + keys.tagName())
+			.lowCardinalityKeyValue("name", keys.tagName())
+			.lowCardinalityKeyValue("lease", watchdog ? "watchdog" : "fixed")
+			.highCardinalityKeyValue("key", keys.lockKey())
+			.highCardinalityKeyValue("token", Long.toString(token))
+			.start();
+	}
+
+}

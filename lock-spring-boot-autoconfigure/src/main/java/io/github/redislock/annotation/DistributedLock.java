@@ -80,6 +80,13 @@ public @interface DistributedLock {
 	IfLocked ifLocked() default IfLocked.THROW;
 
 	/**
+	 * What the call does when, on release, the lease turns out to have been lost while
+	 * the method ran. Default: log it and return the method's result.
+	 * @since 0.2.0
+	 */
+	IfLeaseLost ifLeaseLost() default IfLeaseLost.LOG;
+
+	/**
 	 * Name of a {@link LockFallback} bean that answers the call instead of the method
 	 * when the lock is not acquired, for example with a cached or default value.
 	 */

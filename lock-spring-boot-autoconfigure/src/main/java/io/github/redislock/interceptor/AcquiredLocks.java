@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.annotation.IfLeaseLost;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -69,6 +71,25 @@ final class AcquiredLocks {
 	 * @param failure what the call threw, or {@code null} when it returned
 	 */
 	void release(@Nullable Throwable failure) {
+		releaseAll(failure);
+	}
+
+	/**
+	 * Releases every lock after the call returned; throws the first lost lease if the
+	 * operation asks for it, after every lock is released.
+	 * @throws LeaseExpiredException if a lease was lost and {@code ifLeaseLost} is
+	 * {@link IfLeaseLost#THROW}
+	 */
+	void releaseAfterReturn(IfLeaseLost ifLeaseLost) {
+		LeaseExpiredException lost = releaseAll(null);
+		if (lost != null && ifLeaseLost == IfLeaseLost.THROW) {
+			throw lost;
+		}
+	}
+
+	@Nullable
+	private LeaseExpiredException releaseAll(@Nullable Throwable failure) {
+		LeaseExpiredException lost = null;
 		for (int i = this.locks.size() - 1; i >= 0; i--) {
 			RedisLock lock = this.locks.get(i);
 			try {
@@ -79,8 +100,17 @@ final class AcquiredLocks {
 				if (failure != null) {
 					failure.addSuppressed(ex);
 				}
+				if (ex instanceof LeaseExpiredException expired) {
+					if (lost == null) {
+						lost = expired;
+					}
+					else {
+						lost.addSuppressed(expired);
+					}
+				}
 			}
 		}
+		return lost;
 	}
 
 }

@@ -120,7 +120,8 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		}
 		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
 		checkReturnType(method, annotation.ifLocked(), fallback, where);
-		return new LockOperation(method, name, keys, waitTime, leaseTime, annotation.ifLocked(), fallback);
+		return new LockOperation(method, name, keys, waitTime, leaseTime, annotation.ifLocked(), fallback,
+				annotation.ifLeaseLost());
 	}
 
 	private static void checkReturnType(Method method, IfLocked ifLocked, @Nullable String fallback, String where) {

@@ -93,7 +93,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			locks.release(ex);
 			throw ex;
 		}
-		locks.release(null);
+		locks.releaseAfterReturn(operation.getIfLeaseLost());
 		return result;
 	}
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
+import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
 
 import org.springframework.expression.Expression;
@@ -34,8 +35,10 @@ public final class LockOperation {
 	@Nullable
 	private final String fallback;
 
+	private final IfLeaseLost ifLeaseLost;
+
 	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
-			IfLocked ifLocked, @Nullable String fallback) {
+			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost) {
 		this.method = method;
 		this.name = name;
 		this.keys = List.copyOf(keys);
@@ -43,6 +46,7 @@ public final class LockOperation {
 		this.leaseTime = leaseTime;
 		this.ifLocked = ifLocked;
 		this.fallback = fallback;
+		this.ifLeaseLost = ifLeaseLost;
 	}
 
 	/** The annotated method. */
@@ -80,6 +84,11 @@ public final class LockOperation {
 	@Nullable
 	public String getFallback() {
 		return this.fallback;
+	}
+
+	/** What a call does when its lease turns out lost on release. */
+	public IfLeaseLost getIfLeaseLost() {
+		return this.ifLeaseLost;
 	}
 
 	List<KeyExpression> keys() {

@@ -262,6 +262,25 @@ class DistributedLockTests {
 	}
 
 	@Test
+	void aLostLeaseFailsTheCallAfterTheMethodRanWhenTheAnnotationAsksForIt() {
+		run((context) -> {
+			String id = unique();
+			RedisLock lock = context.getBean(RedisLockClient.class).getLock("short:" + id);
+			SkippingService service = context.getBean(SkippingService.class);
+			assertThatThrownBy(() -> service.failingOnLostLease(id, () -> {
+				await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+				return "done";
+			})).isInstanceOf(LeaseExpiredException.class)
+				.hasMessageContaining("Lock 'short:" + id + "'")
+				.hasMessageContaining("its lease of 200ms ran out");
+			assertThat(service.calls()).isOne();
+			assertThat(service.failingOnLostLease(id, () -> "kept")).as("a lease kept returns the result")
+				.isEqualTo("kept");
+			assertThat(lock.isLocked()).isFalse();
+		});
+	}
+
+	@Test
 	void nullOrBlankKeyIsRejectedBeforeAnythingRunsOrIsLocked() {
 		run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);

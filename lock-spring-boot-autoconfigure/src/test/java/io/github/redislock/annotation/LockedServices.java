@@ -132,6 +132,12 @@ final class LockedServices {
 			return inside.get();
 		}
 
+		@DistributedLock(name = "short", key = "#id", leaseTime = "200ms", ifLeaseLost = IfLeaseLost.THROW)
+		public <T> T failingOnLostLease(String id, Supplier<T> inside) {
+			this.calls.incrementAndGet();
+			return inside.get();
+		}
+
 	}
 
 	static class ReentrantService {

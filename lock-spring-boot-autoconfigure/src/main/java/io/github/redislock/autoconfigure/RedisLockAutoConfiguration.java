@@ -5,6 +5,7 @@ import io.github.redislock.interceptor.AnnotationLockOperationSource;
 import io.github.redislock.interceptor.LockInterceptor;
 import io.github.redislock.interceptor.LockOperationSource;
 import io.github.redislock.interceptor.LockOperationSourceAdvisor;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -29,7 +30,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * {@link RedisConnectionFactory} (whatever {@code spring.data.redis.*} describes:
  * standalone, Sentinel or Cluster, ACL, TLS) and the {@code @DistributedLock} support.
  * Every bean backs off when the application defines its own;
- * {@code redis-lock.enabled=false} turns it all off.
+ * {@code redis-lock.enabled=false} turns it all off. With an {@link ObservationRegistry}
+ * bean (Actuator), acquisitions and holds are observed;
+ * {@link RedisLockClientBuilderCustomizer} beans adjust the client further.
  *
  * @since 0.1.0
  */
@@ -47,13 +50,22 @@ public final class RedisLockAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	RedisLockClient redisLockClient(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
-			ApplicationEventPublisher eventPublisher) {
+			ApplicationEventPublisher eventPublisher, ObjectProvider<RedisLockClientBuilderCustomizer> customizers) {
 		StringRedisTemplate redisTemplate = new StringRedisTemplate(connectionFactory);
-		return RedisLockClient.builder(redisTemplate)
+		RedisLockClient.Builder builder = RedisLockClient.builder(redisTemplate)
 			.keyPrefix(properties.getKeyPrefix())
 			.watchdogTimeout(properties.getWatchdogTimeout())
-			.leaseLostListener(eventPublisher::publishEvent)
-			.build();
+			.leaseLostListener(eventPublisher::publishEvent);
+		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
+	}
+
+	// Spring Framework itself depends on the Observation API, so this needs no class
+	// condition; without an ObservationRegistry bean (no Actuator) nothing is observed.
+	@Bean
+	RedisLockClientBuilderCustomizer redisLockObservationCustomizer(
+			ObjectProvider<ObservationRegistry> observationRegistry) {
+		return (builder) -> observationRegistry.ifUnique(builder::observationRegistry);
 	}
 
 	@Bean

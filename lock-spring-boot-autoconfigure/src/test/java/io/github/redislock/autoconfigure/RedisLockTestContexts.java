@@ -1,5 +1,7 @@
 package io.github.redislock.autoconfigure;
 
+import io.github.redislock.autoconfigure.actuate.LocksEndpointAutoConfiguration;
+import io.github.redislock.autoconfigure.metrics.RedisLockMetricsAutoConfiguration;
 import io.github.redislock.testsupport.RedisServerExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -16,6 +18,15 @@ public final class RedisLockTestContexts {
 	/** Spring Boot's Redis auto-configuration (3.5 or 4.x) followed by this library's. */
 	public static AutoConfigurations redisAndLock() {
 		return BootClasses.redisAndLock();
+	}
+
+	/**
+	 * Spring Boot's Redis auto-configuration followed by this library's, its metrics and
+	 * its Actuator endpoint.
+	 */
+	public static AutoConfigurations redisLockAndObservability() {
+		return AutoConfigurations.of(BootClasses.redisAutoConfiguration(), RedisLockAutoConfiguration.class,
+				RedisLockMetricsAutoConfiguration.class, LocksEndpointAutoConfiguration.class);
 	}
 
 	/** Connection properties for the test's own Redis, with a short command timeout. */

@@ -1,0 +1,127 @@
+package io.github.redislock.autoconfigure.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.autoconfigure.RedisLockTestContexts;
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HeldLockDescriptor;
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LocksDescriptor;
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@code locks} endpoint: created only when exposed, read-only unless forced release
+ * is switched on, and showing what this instance holds and waits for.
+ */
+class LocksEndpointTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(RedisLockTestContexts.redisLockAndObservability())
+		.withPropertyValues(RedisLockTestContexts.redisProperties(redis));
+
+	@Test
+	void theEndpointExistsOnlyWhenExposed() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(LocksEndpoint.class));
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks")
+			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class)
+				.doesNotHaveBean(ReleasingLocksEndpoint.class));
+	}
+
+	@Test
+	void forcedReleaseIsASeparateOptIn() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=locks",
+					"management.endpoint.locks.force-release=true")
+			.run((context) -> assertThat(context).hasSingleBean(ReleasingLocksEndpoint.class));
+	}
+
+	@Test
+	void withoutActuatorThereIsNoEndpointAndTheClientWorks() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks")
+			.withClassLoader(new FilteredClassLoader(Endpoint.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(LocksEndpoint.class)
+				.hasSingleBean(RedisLockClient.class));
+	}
+
+	@Test
+	void showsTheLocksThisInstanceHoldsAndWaitsFor() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			Instant before = Instant.now();
+			RedisLock order = client.getLock("order:42");
+			order.lock();
+			order.lock();
+			RedisLock report = client.getLock("report");
+			report.lock(Duration.ofMinutes(1));
+			CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+				RedisLock lock = client.getLock("order:42");
+				try {
+					boolean acquired = lock.tryLock(Duration.ofSeconds(10), null);
+					lock.unlock();
+					return acquired;
+				}
+				catch (InterruptedException ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+			await().atMost(Duration.ofSeconds(5)).until(() -> !endpoint.locks().waiting().isEmpty());
+			LocksDescriptor locks = endpoint.locks();
+			assertThat(locks.waiting()).containsExactly(java.util.Map.entry("order:42", 1));
+			assertThat(locks.redisError()).isNull();
+			assertThat(locks.held()).extracting(HeldLockDescriptor::name).containsExactly("order:42", "report");
+			HeldLockDescriptor held = locks.held().get(0);
+			assertThat(held.key()).isEqualTo("lock:{order:42}");
+			assertThat(held.thread()).isEqualTo(Thread.currentThread().getName());
+			assertThat(held.holdCount()).isEqualTo(2);
+			assertThat(Instant.parse(held.heldSince())).isBetween(before.minusMillis(1), Instant.now());
+			assertThat(held.watchdog()).isTrue();
+			assertThat(held.leaseMs()).isEqualTo(30_000);
+			assertThat(held.remainingLeaseMs()).isBetween(1L, 30_000L);
+			assertThat(held.fencingToken()).isEqualTo(order.fencingToken());
+			assertThat(locks.held().get(1).watchdog()).isFalse();
+			assertThat(locks.held().get(1).leaseMs()).isEqualTo(60_000);
+			order.unlock();
+			order.unlock();
+			report.unlock();
+			assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(endpoint.locks().held()).isEmpty();
+		});
+	}
+
+	@Test
+	void aForcedReleaseFreesTheLockAndItsHolderLearnsItLostIt() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=locks",
+					"management.endpoint.locks.force-release=true")
+			.run((context) -> {
+				RedisLock lock = context.getBean(RedisLockClient.class).getLock("stuck/job:7");
+				lock.lock();
+				ReleasingLocksEndpoint endpoint = context.getBean(ReleasingLocksEndpoint.class);
+				assertThat(endpoint.release(new String[] { "stuck", "job:7" }))
+					.isEqualTo(new ReleasingLocksEndpoint.ReleaseDescriptor("stuck/job:7", true));
+				assertThat(lock.isLocked()).isFalse();
+				assertThat(endpoint.release(new String[] { "stuck", "job:7" }).released()).isFalse();
+				assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
+			});
+	}
+
+}

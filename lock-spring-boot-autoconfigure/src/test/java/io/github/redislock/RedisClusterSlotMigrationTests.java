@@ -27,6 +27,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -34,7 +35,9 @@ import static org.awaitility.Awaitility.await;
  * IMPORTING/MIGRATING}, {@code MIGRATE} key by key, {@code SETSLOT NODE}) while clients
  * use the lock: no hold overlaps another, the lock's keys arrive on the new master with
  * their leases, tokens keep increasing, a watchdog hold survives the move, and waiters
- * are still woken.
+ * are still woken. While the slot's keys are split between the two nodes Redis refuses
+ * the acquire script ({@code TRYAGAIN}); a caller whose wait outlasts the migration never
+ * sees it.
  */
 class RedisClusterSlotMigrationTests {
 
@@ -96,7 +99,10 @@ class RedisClusterSlotMigrationTests {
 							attemptsWhileOpen.incrementAndGet();
 						}
 						try {
-							if (lock.tryLock(Duration.ofMillis(500), Duration.ofSeconds(10))) {
+							// a wait longer than the migration: Redis refuses the script
+							// while the slot's keys are split (TRYAGAIN), and the
+							// engine waits that out
+							if (lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(10))) {
 								try {
 									int phaseNow = phase.get();
 									tokens.add(new long[] { lock.fencingToken(), phaseNow });
@@ -151,6 +157,7 @@ class RedisClusterSlotMigrationTests {
 		assertThat(movedKeys).isGreaterThanOrEqualTo(2);
 		assertThat(attemptsWhileOpen).hasPositiveValue();
 		assertThat(unexpected).as("exceptions other than RedisLockException").isEmpty();
+		assertThat(failures).as("failed lock calls, by phase and kind").isEmpty();
 		StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(0));
 		assertThat(redis.opsForValue().get(counter)).as("no lost update")
 			.isEqualTo(Integer.toString(acquisitions.get()));
@@ -252,6 +259,7 @@ class RedisClusterSlotMigrationTests {
 		assertThat(LockTestClients.engine(holderClient).watchdogCount()).isEqualTo(1);
 		assertThat(this.leaseLost).isEmpty();
 		assertThat(waiter).isNotDone();
+		assertThat(waiterFailures).as("waits that failed while the slot was open").hasValue(0);
 		assertThat(leasedLock.isHeldByCurrentThread()).isTrue();
 		leasedLock.unlock();
 
@@ -276,6 +284,33 @@ class RedisClusterSlotMigrationTests {
 						+ "hand-off %d ms after the release (%d ms with a 20 s lease)%n",
 				movedKeys, TimeUnit.NANOSECONDS.toMillis(releasedAt - handedOver), leasedPttl, waiterFailures.get(),
 				handOff.toMillis(), pubSubHandOff.toMillis());
+	}
+
+	@Test
+	void anAcquireWhoseWaitEndsBeforeTheMigrationFailsNamingIt() throws Exception {
+		RedisLockClient client = newClient(Duration.ofSeconds(30));
+		RedisLock lock = client.getLock("migration-" + LockTestClients.uniqueName());
+		lock.lock();
+		lock.unlock();
+		RedisCluster.SlotMigration migration = this.cluster.beginSlotMigration("lock:{" + lock.getName() + "}");
+		try {
+			long start = System.nanoTime();
+			assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(300), null)).isInstanceOf(RedisLockException.class)
+				.hasMessage("Could not acquire lock '" + lock.getName() + "' (key 'lock:{" + lock.getName()
+						+ "}') within 300ms: its Redis Cluster slot was being migrated to another node all that "
+						+ "time (TRYAGAIN)");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(300),
+					Duration.ofSeconds(2));
+			assertThatThrownBy(lock::tryLock).as("no wait: Redis' answer as it is")
+				.isInstanceOf(RedisLockException.class)
+				.hasMessageContaining("TRYAGAIN");
+		}
+		finally {
+			migration.finish();
+		}
+		assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
+		lock.unlock();
+		assertThat(LockTestClients.engine(client).waitingThreadCount()).isZero();
 	}
 
 	private static boolean isBetween(long value, long min, long max) {

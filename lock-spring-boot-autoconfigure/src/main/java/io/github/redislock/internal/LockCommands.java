@@ -171,6 +171,20 @@ final class LockCommands {
 		}
 	}
 
+	/**
+	 * Whether Redis refused the command because the lock's cluster slot is being migrated
+	 * and not all its keys are on one node yet ({@code TRYAGAIN}): the command did not
+	 * run, and will once the migration is over.
+	 */
+	static boolean isSlotMigrating(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	private static boolean isInterruption(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof InterruptedException || cause.getClass().getSimpleName().contains("Interrupted")) {

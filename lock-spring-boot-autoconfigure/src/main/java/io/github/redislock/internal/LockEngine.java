@@ -13,6 +13,7 @@ import org.springframework.lang.Nullable;
 
 import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LeaseLostEvent;
+import io.github.redislock.RedisLockException;
 
 /**
  * Decides how to acquire and release: try once; if the lock is taken, wait for its
@@ -28,6 +29,15 @@ public final class LockEngine implements AutoCloseable {
 	 * How long a waiter sleeps when the holder's lease is unknown (a key without expiry).
 	 */
 	private static final long UNKNOWN_LEASE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	/**
+	 * How long a waiter sleeps when Redis refused the acquire because the lock's slot is
+	 * being migrated: no release message announces the end of a migration.
+	 */
+	private static final long SLOT_MIGRATING_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	/** What an attempt returns when the lock's slot is being migrated. */
+	private static final long SLOT_MIGRATING = Long.MIN_VALUE;
 
 	private final String clientId;
 
@@ -92,7 +102,7 @@ public final class LockEngine implements AutoCloseable {
 		String owner = owner(thread);
 		boolean watchdogLease = leaseMillis <= 0;
 		long lease = watchdogLease ? this.watchdogLeaseMillis : leaseMillis;
-		long result = this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
+		long result = attempt(keys, owner, lease, thread, waitNanos != 0);
 		if (result > 0) {
 			onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
 			return true;
@@ -110,7 +120,7 @@ public final class LockEngine implements AutoCloseable {
 					interrupted = true;
 				}
 				if (tryNow) {
-					result = this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
+					result = attempt(keys, owner, lease, thread, true);
 					if (result > 0) {
 						onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
 						return true;
@@ -119,11 +129,13 @@ public final class LockEngine implements AutoCloseable {
 				tryNow = true;
 				long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 				if (remaining <= 0) {
+					if (result == SLOT_MIGRATING) {
+						throw slotMigratingThroughout(keys, waitNanos);
+					}
 					return false;
 				}
-				long holderLease = (result < 0) ? TimeUnit.MILLISECONDS.toNanos(-result) : UNKNOWN_LEASE_RECHECK_NANOS;
 				try {
-					waiters.await(Math.min(remaining, holderLease));
+					waiters.await(Math.min(remaining, sleepAfter(result)));
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
@@ -139,6 +151,38 @@ public final class LockEngine implements AutoCloseable {
 				thread.interrupt();
 			}
 		}
+	}
+
+	/**
+	 * Runs the acquire script once.
+	 * @param mayRetry whether the caller will try again, so that a slot migration is
+	 * reported as {@link #SLOT_MIGRATING} instead of thrown
+	 * @return as {@link LockCommands#acquire}, or {@link #SLOT_MIGRATING}
+	 */
+	private long attempt(LockKeys keys, String owner, long lease, Thread thread, boolean mayRetry) {
+		try {
+			return this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
+		}
+		catch (RedisLockException ex) {
+			if (mayRetry && LockCommands.isSlotMigrating(ex)) {
+				logger.debug("Lock '" + keys.name() + "' is in a cluster slot being migrated; trying again shortly");
+				return SLOT_MIGRATING;
+			}
+			throw ex;
+		}
+	}
+
+	private static long sleepAfter(long result) {
+		if (result == SLOT_MIGRATING) {
+			return SLOT_MIGRATING_RETRY_NANOS;
+		}
+		return (result < 0) ? TimeUnit.MILLISECONDS.toNanos(-result) : UNKNOWN_LEASE_RECHECK_NANOS;
+	}
+
+	private static RedisLockException slotMigratingThroughout(LockKeys keys, long waitNanos) {
+		return new RedisLockException("Could not acquire lock '" + keys.name() + "' (key '" + keys.lockKey()
+				+ "') within " + Durations.formatMillis(TimeUnit.NANOSECONDS.toMillis(waitNanos))
+				+ ": its Redis Cluster slot was being migrated to another node all that time (TRYAGAIN)", null);
 	}
 
 	/**

@@ -56,6 +56,10 @@ public final class RedisLockAutoConfiguration {
 			.keyPrefix(properties.getKeyPrefix())
 			.watchdogTimeout(properties.getWatchdogTimeout())
 			.leaseLostListener(eventPublisher::publishEvent);
+		RedisLockProperties.ReplicaAcknowledgement acknowledgement = properties.getReplicaAcknowledgement();
+		if (acknowledgement.getReplicas() > 0) {
+			builder.replicaAcknowledgement(acknowledgement.getReplicas(), acknowledgement.getTimeout());
+		}
 		customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		return builder.build();
 	}

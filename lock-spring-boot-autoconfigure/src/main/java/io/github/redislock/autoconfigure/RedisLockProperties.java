@@ -59,6 +59,8 @@ public class RedisLockProperties {
 	 */
 	private int aspectOrder = DEFAULT_ASPECT_ORDER;
 
+	private final ReplicaAcknowledgement replicaAcknowledgement = new ReplicaAcknowledgement();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -115,6 +117,49 @@ public class RedisLockProperties {
 
 	public void setAspectOrder(int aspectOrder) {
 		this.aspectOrder = aspectOrder;
+	}
+
+	public ReplicaAcknowledgement getReplicaAcknowledgement() {
+		return this.replicaAcknowledgement;
+	}
+
+	/**
+	 * Whether acquisitions wait for replicas (Redis' WAIT) before they count.
+	 */
+	public static class ReplicaAcknowledgement {
+
+		/**
+		 * How many replicas of the lock's master must acknowledge each acquisition before
+		 * it counts, so that a failover cannot lose it. 0 turns acknowledgement off.
+		 */
+		private int replicas;
+
+		/**
+		 * How long an acquisition waits for the replicas; one not acknowledged in time is
+		 * released again and fails.
+		 */
+		private Duration timeout = Duration.ofMillis(100);
+
+		public int getReplicas() {
+			return this.replicas;
+		}
+
+		public void setReplicas(int replicas) {
+			Assert.isTrue(replicas >= 0,
+					() -> "redis-lock.replica-acknowledgement.replicas must not be negative, was " + replicas);
+			this.replicas = replicas;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			Assert.isTrue(timeout != null && timeout.toMillis() >= 1,
+					() -> "redis-lock.replica-acknowledgement.timeout must be at least 1ms, was " + timeout);
+			this.timeout = timeout;
+		}
+
 	}
 
 }

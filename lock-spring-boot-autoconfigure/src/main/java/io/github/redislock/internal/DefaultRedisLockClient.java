@@ -58,14 +58,15 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	 * @param observationRegistry where acquire and hold observations go, or {@code null}
 	 * @param meterRegistry where gauges and counters go, or {@code null}; without an
 	 * observation registry, also the timers
+	 * @param replicaAcknowledgement what acquisitions wait for, or {@code null}
 	 */
 	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
 			Consumer<LeaseLostEvent> leaseLostListener, @Nullable ObservationRegistry observationRegistry,
-			@Nullable MeterRegistry meterRegistry) {
+			@Nullable MeterRegistry meterRegistry, @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
 		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
 		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
 		this.keyPrefix = keyPrefix;
-		LockCommands commands = new LockCommands(redisTemplate);
+		LockCommands commands = new LockCommands(redisTemplate, replicaAcknowledgement);
 		Holds holds = new Holds();
 		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory,
 				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis());

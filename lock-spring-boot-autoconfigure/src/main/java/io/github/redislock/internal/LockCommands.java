@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.lang.Nullable;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -23,8 +24,12 @@ final class LockCommands {
 
 	private final StringRedisTemplate redis;
 
-	LockCommands(StringRedisTemplate redis) {
+	@Nullable
+	private final ReplicaAcknowledgement acknowledgement;
+
+	LockCommands(StringRedisTemplate redis, @Nullable ReplicaAcknowledgement acknowledgement) {
 		this.redis = redis;
+		this.acknowledgement = acknowledgement;
 	}
 
 	/**
@@ -35,9 +40,13 @@ final class LockCommands {
 	 * that is unknown
 	 */
 	long acquire(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
-		return writeThenReconcile(
-				keys, owner, "acquire", () -> this.redis.execute(LockScripts.LOCK, keys.lockAndFence(),
-						Long.toString(leaseMillis), owner, Integer.toString(holdsBefore)),
+		// a re-entry changes no ownership, so a failover cannot turn it into a double
+		// grant: it needs no acknowledgement
+		Supplier<Long> write = (this.acknowledgement != null && holdsBefore == 0)
+				? () -> this.redis.execute(this.acknowledgement.acquire(keys, owner, leaseMillis))
+				: () -> this.redis.execute(LockScripts.LOCK, keys.lockAndFence(), Long.toString(leaseMillis), owner,
+						Integer.toString(holdsBefore));
+		return writeThenReconcile(keys, owner, "acquire", write,
 				(count, token) -> (count == holdsBefore + 1) ? token : 0L);
 	}
 

@@ -131,6 +131,33 @@ class RedisLockAutoConfigurationTests {
 	}
 
 	@Test
+	void replicaAcknowledgementIsOffUnlessReplicasAreNamedAndBadValuesFailStartup() {
+		this.contextRunner.run((context) -> assertThat(
+				context.getBean(RedisLockProperties.class).getReplicaAcknowledgement().getReplicas())
+			.isZero());
+		this.contextRunner
+			.withPropertyValues("redis-lock.replica-acknowledgement.replicas=2",
+					"redis-lock.replica-acknowledgement.timeout=50ms")
+			.run((context) -> {
+				RedisLockProperties.ReplicaAcknowledgement acknowledgement = context.getBean(RedisLockProperties.class)
+					.getReplicaAcknowledgement();
+				assertThat(acknowledgement.getReplicas()).isEqualTo(2);
+				assertThat(acknowledgement.getTimeout()).isEqualTo(Duration.ofMillis(50));
+				assertThat(context).hasSingleBean(RedisLockClient.class);
+			});
+		this.contextRunner.withPropertyValues("redis-lock.replica-acknowledgement.replicas=-1")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redis-lock.replica-acknowledgement.replicas must not be negative"));
+		this.contextRunner.withPropertyValues("redis-lock.replica-acknowledgement.timeout=0s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redis-lock.replica-acknowledgement.timeout must be at least 1ms"));
+	}
+
+	@Test
 	void zeroLeaseTimeFailsStartupNamingTheProperty() {
 		this.contextRunner.withPropertyValues("redis-lock.lease-time=0s")
 			.run((context) -> assertThat(context).hasFailed()

@@ -82,6 +82,34 @@ public final class RedisCluster implements AutoCloseable {
 	 * @return the port of the new master
 	 */
 	public int failOverMasterOf(String key) {
+		RedisProcess replica = replicaProcessOfMasterOf(key);
+		// a manual failover only happens once the replica has caught up; it can also be
+		// aborted when the master is slow to pause its clients, so try a few times
+		awaitCondition(() -> replica.command("INFO", "replication").contains("master_link_status:up"),
+				"the replica to sync");
+		for (int attempt = 1; !replica.command("ROLE").startsWith("master"); attempt++) {
+			replica.command("CLUSTER", "FAILOVER");
+			if (awaitQuietly(() -> replica.command("ROLE").startsWith("master"), 10) || attempt == 3) {
+				break;
+			}
+		}
+		awaitCondition(() -> replica.command("ROLE").startsWith("master"), "the replica to take over");
+		awaitState("ok");
+		return replica.port();
+	}
+
+	/**
+	 * The replica of the master serving the given key, once it has synchronized, to look
+	 * at what reached it or to pause it.
+	 */
+	public RedisServer replicaOfMasterOf(String key) {
+		RedisProcess replica = replicaProcessOfMasterOf(key);
+		awaitCondition(() -> replica.command("INFO", "replication").contains("master_link_status:up"),
+				"the replica to sync");
+		return replica;
+	}
+
+	private RedisProcess replicaProcessOfMasterOf(String key) {
 		int slot = Integer.parseInt(this.nodes.get(0).command("CLUSTER", "KEYSLOT", key));
 		RedisProcess master = null;
 		for (RedisProcess node : this.nodes) {
@@ -97,20 +125,7 @@ public final class RedisCluster implements AutoCloseable {
 			if (node.command("ROLE").startsWith("slave") && node.command("CLUSTER", "NODES")
 				.lines()
 				.anyMatch((line) -> line.contains("myself") && line.contains(masterId))) {
-				// a manual failover only happens once the replica has caught up; it can
-				// also be aborted when the master is slow to pause its clients, so try a
-				// few times
-				awaitCondition(() -> node.command("INFO", "replication").contains("master_link_status:up"),
-						"the replica to sync");
-				for (int attempt = 1; !node.command("ROLE").startsWith("master"); attempt++) {
-					node.command("CLUSTER", "FAILOVER");
-					if (awaitQuietly(() -> node.command("ROLE").startsWith("master"), 10) || attempt == 3) {
-						break;
-					}
-				}
-				awaitCondition(() -> node.command("ROLE").startsWith("master"), "the replica to take over");
-				awaitState("ok");
-				return node.port();
+				return node;
 			}
 		}
 		throw new IllegalStateException("The master of slot " + slot + " has no replica");

@@ -1,0 +1,204 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.testsupport.RedisCluster;
+import io.github.redislock.testsupport.RedisServer;
+import io.github.redislock.testsupport.RedisServers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What the opt-in replica acknowledgement ({@code WAIT}) changes against the window
+ * asynchronous replication leaves (a master lost before its replica has an acquisition
+ * takes the lock with it, and a second client can take it on the promoted replica): every
+ * acknowledged acquisition is on the replica when it returns, and with the replica
+ * unreachable no acquisition succeeds. Prints both acquire medians.
+ */
+class ReplicaAcknowledgementTests {
+
+	private static final int ACQUISITIONS = 200;
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	@AfterEach
+	void close() throws Exception {
+		for (AutoCloseable resource : this.resources) {
+			resource.close();
+		}
+	}
+
+	@Test
+	void withAcknowledgementEveryAcquisitionIsOnTheReplicaWhenItReturns() {
+		RedisServer master = start(RedisServers.start());
+		RedisServer replica = start(RedisServers.start("--replicaof", master.host(), Integer.toString(master.port())));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> replica.command("INFO", "replication").contains("master_link_status:up"));
+		RedisLockClient plain = client(master, null);
+		RedisLockClient acknowledged = client(master, Duration.ofSeconds(1));
+		long[] plainNanos = new long[ACQUISITIONS];
+		long[] acknowledgedNanos = new long[ACQUISITIONS];
+		int plainOnReplica = 0;
+		int acknowledgedOnReplica = 0;
+		// alternating, so that warm-up and machine noise fall on both alike
+		for (int i = 0; i < ACQUISITIONS; i++) {
+			for (RedisLockClient client : List.of(plain, acknowledged)) {
+				RedisLock lock = client.getLock(LockTestClients.uniqueName());
+				long start = System.nanoTime();
+				lock.lock(Duration.ofMinutes(1));
+				long took = System.nanoTime() - start;
+				boolean onReplica = replica.command("EXISTS", "lock:{" + lock.getName() + "}").equals("1");
+				if (client == plain) {
+					plainNanos[i] = took;
+					plainOnReplica += onReplica ? 1 : 0;
+				}
+				else {
+					acknowledgedNanos[i] = took;
+					acknowledgedOnReplica += onReplica ? 1 : 0;
+				}
+				lock.unlock();
+			}
+		}
+		assertThat(acknowledgedOnReplica).as("acknowledged acquisitions on the replica when they returned")
+			.isEqualTo(ACQUISITIONS);
+		System.out.printf(
+				"Replica acknowledgement: %d of %d acknowledged and %d of %d plain acquisitions were on "
+						+ "the replica by the time a check reached it; acquire median %d us plain, %d us with WAIT%n",
+				acknowledgedOnReplica, ACQUISITIONS, plainOnReplica, ACQUISITIONS, micros(median(plainNanos)),
+				micros(median(acknowledgedNanos)));
+	}
+
+	@Test
+	void withTheReplicaUnreachableAnAcquisitionFailsAfterTheTimeoutAndHoldsNothing() throws Exception {
+		RedisServer master = start(RedisServers.start());
+		RedisServer replica = start(RedisServers.start("--replicaof", master.host(), Integer.toString(master.port())));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> replica.command("INFO", "replication").contains("master_link_status:up"));
+		RedisLockClient client = client(master, Duration.ofMillis(200));
+		RedisLock held = client.getLock(LockTestClients.uniqueName());
+		held.lock();
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		replica.pause();
+		try {
+			long start = System.nanoTime();
+			assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(5), null)).isInstanceOf(RedisLockException.class)
+				.hasMessage("Could not acquire lock '" + lock.getName() + "' (key 'lock:{" + lock.getName()
+						+ "}'): 0 of 1 replicas acknowledged the acquisition within 200ms, so a failover could "
+						+ "lose it; it was released again (see redis-lock.replica-acknowledgement)");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(200),
+					Duration.ofSeconds(2));
+			assertThat(lock.isLocked()).isFalse();
+			assertThat(LockTestClients.engine(client).heldCount()).as("only the lock taken before").isOne();
+			held.lock();
+			assertThat(held.getHoldCount()).as("a re-entry needs no acknowledgement").isEqualTo(2);
+		}
+		finally {
+			replica.resume();
+		}
+		assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
+		lock.unlock();
+		held.unlock();
+		held.unlock();
+	}
+
+	@Test
+	void onAClusterTheMasterServingTheLockWaitsForItsOwnReplica() throws Exception {
+		RedisCluster cluster = RedisCluster.start(3, 1);
+		this.resources.add(cluster);
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(cluster.nodeAddresses()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.resources.add(0, factory::destroy);
+		RedisLockClient client = RedisLockClient.builder(factory)
+			.replicaAcknowledgement(1, Duration.ofMillis(300))
+			.build();
+		this.resources.add(0, client);
+		for (RedisServer node : cluster.nodes()) {
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> !node.command("ROLE").startsWith("slave")
+						|| node.command("INFO", "replication").contains("master_link_status:up"));
+		}
+		for (int i = 0; i < 10; i++) {
+			RedisLock lock = client.getLock(LockTestClients.uniqueName());
+			lock.lock();
+			lock.unlock();
+		}
+		// with one master's replica unreachable, only that master's locks cannot be
+		// taken: the WAIT goes to the master that ran the script, over the connection
+		// that did
+		RedisLock blocked = client.getLock(LockTestClients.uniqueName());
+		RedisServer replica = cluster.replicaOfMasterOf("lock:{" + blocked.getName() + "}");
+		RedisLock elsewhere = lockServedByAnotherMaster(client, cluster, replica);
+		replica.pause();
+		try {
+			for (int i = 0; i < 3; i++) {
+				assertThatThrownBy(blocked::lock).isInstanceOf(RedisLockException.class)
+					.hasMessageContaining("0 of 1 replicas acknowledged");
+				elsewhere.lock();
+				elsewhere.unlock();
+			}
+		}
+		finally {
+			replica.resume();
+		}
+		blocked.lock();
+		blocked.unlock();
+	}
+
+	private static RedisLock lockServedByAnotherMaster(RedisLockClient client, RedisCluster cluster,
+			RedisServer replica) {
+		for (;;) {
+			RedisLock lock = client.getLock(LockTestClients.uniqueName());
+			if (cluster.replicaOfMasterOf("lock:{" + lock.getName() + "}").port() != replica.port()) {
+				return lock;
+			}
+		}
+	}
+
+	private RedisServer start(RedisServer server) {
+		this.resources.add(0, server::close);
+		return server;
+	}
+
+	private RedisLockClient client(RedisServer server, Duration acknowledgementTimeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.resources.add(0, factory::destroy);
+		RedisLockClient.Builder builder = RedisLockClient.builder(factory);
+		if (acknowledgementTimeout != null) {
+			builder.replicaAcknowledgement(1, acknowledgementTimeout);
+		}
+		RedisLockClient client = builder.build();
+		this.resources.add(0, client);
+		return client;
+	}
+
+	private static long median(long[] values) {
+		long[] sorted = values.clone();
+		Arrays.sort(sorted);
+		return sorted[sorted.length / 2];
+	}
+
+	private static long micros(long nanos) {
+		return TimeUnit.NANOSECONDS.toMicros(nanos);
+	}
+
+}

@@ -2,7 +2,6 @@ package io.github.redislock.internal;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import io.micrometer.observation.Observation;
 
@@ -13,31 +12,16 @@ import org.springframework.lang.Nullable;
 
 import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LeaseLostEvent;
-import io.github.redislock.RedisLockException;
 
 /**
- * Decides how to acquire and release: try once; if the lock is taken, wait for its
- * release message or its holder's lease end, whichever is first, and try again until the
- * wait time is over. Uncontended, an acquire and a release are one round trip each and
- * nothing else.
+ * Acquires and releases locks for the threads of one client, and keeps its holds: what
+ * each thread holds, renewed by the watchdog when its lease is the watchdog's, observed
+ * from first acquisition to last release. Uncontended, an acquire and a release are one
+ * round trip each and nothing else; {@link LockAcquirer} does the waiting.
  */
 public final class LockEngine implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockEngine.class);
-
-	/**
-	 * How long a waiter sleeps when the holder's lease is unknown (a key without expiry).
-	 */
-	private static final long UNKNOWN_LEASE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	/**
-	 * How long a waiter sleeps when Redis refused the acquire because the lock's slot is
-	 * being migrated: no release message announces the end of a migration.
-	 */
-	private static final long SLOT_MIGRATING_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-	/** What an attempt returns when the lock's slot is being migrated. */
-	private static final long SLOT_MIGRATING = Long.MIN_VALUE;
 
 	private final String clientId;
 
@@ -55,6 +39,8 @@ public final class LockEngine implements AutoCloseable {
 
 	private final LockObservations observations;
 
+	private final LockAcquirer acquirer;
+
 	LockEngine(String clientId, LockCommands commands, Holds holds, ReleaseSubscriptions subscriptions,
 			LeaseWatchdog watchdog, long watchdogLeaseMillis, LeaseLostNotifier notifier,
 			LockObservations observations) {
@@ -66,6 +52,7 @@ public final class LockEngine implements AutoCloseable {
 		this.subscriptions = subscriptions;
 		this.watchdog = watchdog;
 		this.watchdogLeaseMillis = watchdogLeaseMillis;
+		this.acquirer = new LockAcquirer(commands, holds, subscriptions);
 	}
 
 	/**
@@ -102,87 +89,12 @@ public final class LockEngine implements AutoCloseable {
 		String owner = owner(thread);
 		boolean watchdogLease = leaseMillis <= 0;
 		long lease = watchdogLease ? this.watchdogLeaseMillis : leaseMillis;
-		long result = attempt(keys, owner, lease, thread, waitNanos != 0);
-		if (result > 0) {
-			onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
+		long token = this.acquirer.acquire(keys, owner, thread, lease, start, waitNanos, interruptible);
+		if (token > 0) {
+			onAcquired(keys, owner, thread, token, lease, watchdogLease, start);
 			return true;
 		}
-		if (waitNanos == 0) {
-			return false;
-		}
-		boolean interrupted = false;
-		ReleaseSubscriptions.Membership membership = this.subscriptions.join(keys);
-		ReleaseSubscriptions.Waiters waiters = membership.waiters();
-		boolean tryNow = membership.subscribedHere();
-		try {
-			for (;;) {
-				if (!interruptible && Thread.interrupted()) {
-					interrupted = true;
-				}
-				if (tryNow) {
-					result = attempt(keys, owner, lease, thread, true);
-					if (result > 0) {
-						onAcquired(keys, owner, thread, result, lease, watchdogLease, start);
-						return true;
-					}
-				}
-				tryNow = true;
-				long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-				if (remaining <= 0) {
-					if (result == SLOT_MIGRATING) {
-						throw slotMigratingThroughout(keys, waitNanos);
-					}
-					return false;
-				}
-				try {
-					waiters.await(Math.min(remaining, sleepAfter(result)));
-				}
-				catch (InterruptedException ex) {
-					if (interruptible) {
-						throw ex;
-					}
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			this.subscriptions.leave(waiters);
-			if (interrupted) {
-				thread.interrupt();
-			}
-		}
-	}
-
-	/**
-	 * Runs the acquire script once.
-	 * @param mayRetry whether the caller will try again, so that a slot migration is
-	 * reported as {@link #SLOT_MIGRATING} instead of thrown
-	 * @return as {@link LockCommands#acquire}, or {@link #SLOT_MIGRATING}
-	 */
-	private long attempt(LockKeys keys, String owner, long lease, Thread thread, boolean mayRetry) {
-		try {
-			return this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
-		}
-		catch (RedisLockException ex) {
-			if (mayRetry && LockCommands.isSlotMigrating(ex)) {
-				logger.debug("Lock '" + keys.name() + "' is in a cluster slot being migrated; trying again shortly");
-				return SLOT_MIGRATING;
-			}
-			throw ex;
-		}
-	}
-
-	private static long sleepAfter(long result) {
-		if (result == SLOT_MIGRATING) {
-			return SLOT_MIGRATING_RETRY_NANOS;
-		}
-		return (result < 0) ? TimeUnit.MILLISECONDS.toNanos(-result) : UNKNOWN_LEASE_RECHECK_NANOS;
-	}
-
-	private static RedisLockException slotMigratingThroughout(LockKeys keys, long waitNanos) {
-		return new RedisLockException("Could not acquire lock '" + keys.name() + "' (key '" + keys.lockKey()
-				+ "') within " + Durations.formatMillis(TimeUnit.NANOSECONDS.toMillis(waitNanos))
-				+ ": its Redis Cluster slot was being migrated to another node all that time (TRYAGAIN)", null);
+		return false;
 	}
 
 	/**
@@ -328,11 +240,6 @@ public final class LockEngine implements AutoCloseable {
 		this.holds.remove(hold);
 		this.watchdog.unwatch(hold);
 		hold.ended(failure);
-	}
-
-	private int holdCountHere(LockKeys keys, Thread thread) {
-		Hold hold = this.holds.get(keys.lockKey(), thread);
-		return (hold != null) ? hold.count() : 0;
 	}
 
 	private String owner(Thread thread) {

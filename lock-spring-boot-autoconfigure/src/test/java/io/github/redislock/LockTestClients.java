@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.redislock.internal.DefaultRedisLockClient;
 import io.github.redislock.internal.LockEngine;
@@ -15,24 +16,47 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Creates lock clients against a test's own Redis, as separate processes would have them
  * (each its own connection factory and client id), and closes them all at the end of the
- * test.
+ * test, or earlier with {@link #close()} (a test that stops its Redis topology in
+ * {@code @AfterEach} closes the clients first).
  */
 final class LockTestClients implements AfterEachCallback, AutoCloseable {
 
 	static final Duration TEST_WATCHDOG_TIMEOUT = Duration.ofMillis(600);
 
-	private final RedisServerExtension redis;
+	private final Supplier<LettuceConnectionFactory> connectionFactories;
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
 	LockTestClients(RedisServerExtension redis) {
-		this.redis = redis;
+		this.connectionFactories = redis::newConnectionFactory;
+	}
+
+	private LockTestClients(Supplier<LettuceConnectionFactory> connectionFactories) {
+		this.connectionFactories = connectionFactories;
+	}
+
+	/**
+	 * Clients of a topology the test starts itself (a Cluster, Sentinel), read when the
+	 * first client is made.
+	 * @param configuration where the topology is
+	 * @param commandTimeout how long a command may take before it fails
+	 */
+	static LockTestClients on(Supplier<RedisConfiguration> configuration, Duration commandTimeout) {
+		return new LockTestClients(() -> {
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration.get(),
+					LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+			factory.afterPropertiesSet();
+			factory.start();
+			return factory;
+		});
 	}
 
 	RedisLockClient newClient() {
@@ -58,7 +82,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	}
 
 	LettuceConnectionFactory newConnectionFactory() {
-		LettuceConnectionFactory factory = this.redis.newConnectionFactory();
+		LettuceConnectionFactory factory = this.connectionFactories.get();
 		this.resources.add(factory::destroy);
 		return factory;
 	}
@@ -98,16 +122,23 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	}
 
 	@Override
-	public void afterEach(ExtensionContext context) throws Exception {
+	public void afterEach(ExtensionContext context) {
 		close();
 	}
 
 	@Override
-	public void close() throws Exception {
-		for (AutoCloseable resource : this.resources) {
-			resource.close();
+	public void close() {
+		try {
+			for (AutoCloseable resource : this.resources) {
+				resource.close();
+			}
 		}
-		this.resources.clear();
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not close a test client", ex);
+		}
+		finally {
+			this.resources.clear();
+		}
 	}
 
 }

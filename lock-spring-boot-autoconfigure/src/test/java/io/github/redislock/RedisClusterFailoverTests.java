@@ -15,8 +15,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,9 +29,8 @@ class RedisClusterFailoverTests {
 
 	private RedisCluster cluster;
 
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	private final List<RedisLockClient> clients = new ArrayList<>();
+	private final LockTestClients clients = LockTestClients
+		.on(() -> new RedisClusterConfiguration(this.cluster.nodeAddresses()), Duration.ofSeconds(2));
 
 	@BeforeEach
 	void startCluster() {
@@ -42,8 +39,7 @@ class RedisClusterFailoverTests {
 
 	@AfterEach
 	void stopCluster() {
-		this.clients.forEach(RedisLockClient::close);
-		this.factories.forEach(LettuceConnectionFactory::destroy);
+		this.clients.close();
 		this.cluster.close();
 	}
 
@@ -56,8 +52,8 @@ class RedisClusterFailoverTests {
 		AtomicInteger acquisitions = new AtomicInteger();
 		List<CompletableFuture<Void>> contenders = new ArrayList<>();
 		for (int c = 0; c < 2; c++) {
-			RedisLockClient client = newClient();
-			StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(this.factories.size() - 1));
+			RedisLockClient client = this.clients.newClient(Duration.ofSeconds(30));
+			StringRedisTemplate redis = this.clients.newTemplate();
 			contenders.add(CompletableFuture.runAsync(() -> {
 				RedisLock lock = client.getLock(name);
 				while (running.get()) {
@@ -91,23 +87,11 @@ class RedisClusterFailoverTests {
 		await().atMost(Duration.ofSeconds(30)).until(() -> acquisitions.get() > before + 20);
 		running.set(false);
 		CompletableFuture.allOf(contenders.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-		StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(0));
+		StringRedisTemplate redis = this.clients.newTemplate();
 		assertThat(redis.opsForValue().get(counter)).isEqualTo(Integer.toString(acquisitions.get()));
 		System.out.printf(
 				"CLUSTER FAILOVER: locking went on; %d acquisitions, the last %d ms after the failover began%n",
 				acquisitions.get(), TimeUnit.NANOSECONDS.toMillis(lastSuccess.get() - failedOverAt));
-	}
-
-	private RedisLockClient newClient() {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(this.cluster.nodeAddresses()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.factories.add(factory);
-		RedisLockClient client = RedisLockClient.builder(factory).build();
-		this.clients.add(client);
-		return client;
 	}
 
 }

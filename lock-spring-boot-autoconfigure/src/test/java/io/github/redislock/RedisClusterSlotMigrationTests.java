@@ -22,8 +22,6 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,9 +51,8 @@ class RedisClusterSlotMigrationTests {
 
 	private RedisCluster cluster;
 
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	private final List<RedisLockClient> clients = new ArrayList<>();
+	private final LockTestClients clients = LockTestClients
+		.on(() -> new RedisClusterConfiguration(this.cluster.nodeAddresses()), Duration.ofSeconds(2));
 
 	private final List<LeaseLostEvent> leaseLost = new CopyOnWriteArrayList<>();
 
@@ -66,8 +63,7 @@ class RedisClusterSlotMigrationTests {
 
 	@AfterEach
 	void stopCluster() {
-		this.clients.forEach(RedisLockClient::close);
-		this.factories.forEach(LettuceConnectionFactory::destroy);
+		this.clients.close();
 		this.cluster.close();
 	}
 
@@ -90,7 +86,7 @@ class RedisClusterSlotMigrationTests {
 		List<CompletableFuture<Void>> contenders = new ArrayList<>();
 		for (int c = 0; c < 2; c++) {
 			RedisLockClient client = newClient(Duration.ofSeconds(30));
-			StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(this.factories.size() - 1));
+			StringRedisTemplate redis = this.clients.newTemplate();
 			for (int t = 0; t < 2; t++) {
 				contenders.add(CompletableFuture.runAsync(() -> {
 					RedisLock lock = client.getLock(name);
@@ -158,7 +154,7 @@ class RedisClusterSlotMigrationTests {
 		assertThat(attemptsWhileOpen).hasPositiveValue();
 		assertThat(unexpected).as("exceptions other than RedisLockException").isEmpty();
 		assertThat(failures).as("failed lock calls, by phase and kind").isEmpty();
-		StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(0));
+		StringRedisTemplate redis = this.clients.newTemplate();
 		assertThat(redis.opsForValue().get(counter)).as("no lost update")
 			.isEqualTo(Integer.toString(acquisitions.get()));
 		List<long[]> holds = List.copyOf(tokens);
@@ -178,7 +174,7 @@ class RedisClusterSlotMigrationTests {
 		String fenceKey = keysThere.stream().filter((key) -> key.startsWith("lock:fence:{")).findFirst().orElseThrow();
 		assertThat(Long.parseLong(destination.command("GET", fenceKey)))
 			.isGreaterThanOrEqualTo(holds.get(holds.size() - 1)[0]);
-		RedisLock lock = this.clients.get(0).getLock(name);
+		RedisLock lock = this.clients.newClient(Duration.ofSeconds(30)).getLock(name);
 		lock.lock(Duration.ofSeconds(10));
 		try {
 			assertThat(destination.command("EXISTS", lockKey)).isEqualTo("1");
@@ -339,18 +335,8 @@ class RedisClusterSlotMigrationTests {
 	}
 
 	private RedisLockClient newClient(Duration watchdogTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(this.cluster.nodeAddresses()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.factories.add(factory);
-		RedisLockClient client = RedisLockClient.builder(factory)
-			.watchdogTimeout(watchdogTimeout)
-			.leaseLostListener(this.leaseLost::add)
-			.build();
-		this.clients.add(client);
-		return client;
+		return this.clients
+			.newClient((builder) -> builder.watchdogTimeout(watchdogTimeout).leaseLostListener(this.leaseLost::add));
 	}
 
 }

@@ -12,13 +12,10 @@ import io.github.redislock.testsupport.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,9 +30,8 @@ class RedisClusterTests {
 
 	private static RedisCluster cluster;
 
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	private final List<RedisLockClient> clients = new ArrayList<>();
+	private final LockTestClients clients = LockTestClients
+		.on(() -> new RedisClusterConfiguration(cluster.nodeAddresses()), Duration.ofSeconds(2));
 
 	@BeforeAll
 	static void startCluster() {
@@ -47,21 +43,14 @@ class RedisClusterTests {
 		cluster.close();
 	}
 
-	@BeforeEach
-	void noClientsYet() {
-		this.factories.clear();
-		this.clients.clear();
-	}
-
 	@AfterEach
 	void closeClients() {
-		this.clients.forEach(RedisLockClient::close);
-		this.factories.forEach(LettuceConnectionFactory::destroy);
+		this.clients.close();
 	}
 
 	@Test
 	void locksSpreadOverAllNodesWorkWithoutCrossSlotErrors() {
-		RedisLockClient client = newClient(Duration.ofSeconds(30));
+		RedisLockClient client = this.clients.newClient(Duration.ofSeconds(30));
 		Set<Integer> slots = new HashSet<>();
 		for (int i = 0; i < 60; i++) {
 			RedisLock lock = client.getLock("cluster-" + i);
@@ -82,15 +71,15 @@ class RedisClusterTests {
 	@Test
 	void aWaiterIsWokenByAReleaseFromAnotherClient() throws Exception {
 		String name = LockTestClients.uniqueName();
-		RedisLock holder = newClient(Duration.ofSeconds(30)).getLock(name);
+		RedisLock holder = this.clients.newClient(Duration.ofSeconds(30)).getLock(name);
 		holder.lock(Duration.ofSeconds(30));
-		RedisLockClient other = newClient(Duration.ofSeconds(30));
+		RedisLockClient other = this.clients.newClient(Duration.ofSeconds(30));
 		assertThat(LockTestClients.handOffTime(holder, other)).isLessThan(Duration.ofSeconds(1));
 	}
 
 	@Test
 	void watchdogRenewsLocksInManySlotsAndTokensIncrease() {
-		RedisLockClient client = newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT);
+		RedisLockClient client = this.clients.newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT);
 		List<RedisLock> locks = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {
 			RedisLock lock = client.getLock(LockTestClients.uniqueName());
@@ -121,8 +110,8 @@ class RedisClusterTests {
 		String counter = "counter:{" + name + "}";
 		List<CompletableFuture<Integer>> work = new ArrayList<>();
 		for (int c = 0; c < 2; c++) {
-			RedisLockClient client = newClient(Duration.ofSeconds(30));
-			StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(this.factories.size() - 1));
+			RedisLockClient client = this.clients.newClient(Duration.ofSeconds(30));
+			StringRedisTemplate redis = this.clients.newTemplate();
 			for (int t = 0; t < 3; t++) {
 				work.add(CompletableFuture.supplyAsync(
 						() -> MutualExclusionTests.incrementUnderLock(client.getLock(name), redis, counter, 30)));
@@ -132,20 +121,8 @@ class RedisClusterTests {
 		for (CompletableFuture<Integer> done : work) {
 			total += done.get(60, TimeUnit.SECONDS);
 		}
-		StringRedisTemplate redis = new StringRedisTemplate(this.factories.get(0));
+		StringRedisTemplate redis = this.clients.newTemplate();
 		assertThat(redis.opsForValue().get(counter)).isEqualTo(Integer.toString(total));
-	}
-
-	private RedisLockClient newClient(Duration watchdogTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(cluster.nodeAddresses()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.factories.add(factory);
-		RedisLockClient client = RedisLockClient.builder(factory).watchdogTimeout(watchdogTimeout).build();
-		this.clients.add(client);
-		return client;
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.github.redislock.testsupport.RedisCluster;
 import io.github.redislock.testsupport.RedisServer;
@@ -13,9 +14,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.lang.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -118,16 +119,8 @@ class ReplicaAcknowledgementTests {
 	void onAClusterTheMasterServingTheLockWaitsForItsOwnReplica() throws Exception {
 		RedisCluster cluster = RedisCluster.start(3, 1);
 		this.resources.add(cluster);
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(cluster.nodeAddresses()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.resources.add(0, factory::destroy);
-		RedisLockClient client = RedisLockClient.builder(factory)
-			.replicaAcknowledgement(1, Duration.ofMillis(300))
-			.build();
-		this.resources.add(0, client);
+		RedisLockClient client = client(() -> new RedisClusterConfiguration(cluster.nodeAddresses()),
+				Duration.ofMillis(300));
 		for (RedisServer node : cluster.nodes()) {
 			await().atMost(Duration.ofSeconds(20))
 				.until(() -> !node.command("ROLE").startsWith("slave")
@@ -175,20 +168,19 @@ class ReplicaAcknowledgementTests {
 		return server;
 	}
 
-	private RedisLockClient client(RedisServer server, Duration acknowledgementTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.resources.add(0, factory::destroy);
-		RedisLockClient.Builder builder = RedisLockClient.builder(factory);
-		if (acknowledgementTimeout != null) {
-			builder.replicaAcknowledgement(1, acknowledgementTimeout);
-		}
-		RedisLockClient client = builder.build();
-		this.resources.add(0, client);
-		return client;
+	private RedisLockClient client(RedisServer server, @Nullable Duration acknowledgementTimeout) {
+		return client(() -> new RedisStandaloneConfiguration(server.host(), server.port()), acknowledgementTimeout);
+	}
+
+	private RedisLockClient client(Supplier<RedisConfiguration> where, @Nullable Duration acknowledgementTimeout) {
+		LockTestClients clients = LockTestClients.on(where, Duration.ofSeconds(2));
+		this.resources.add(0, clients);
+		return clients.newClient((builder) -> {
+			builder.watchdogTimeout(Duration.ofSeconds(30));
+			if (acknowledgementTimeout != null) {
+				builder.replicaAcknowledgement(1, acknowledgementTimeout);
+			}
+		});
 	}
 
 	private static long median(long[] values) {

@@ -15,8 +15,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -33,9 +31,9 @@ class SentinelFailoverTests {
 
 	private RedisSentinelGroup group;
 
-	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
-
-	private final List<RedisLockClient> clients = new ArrayList<>();
+	private final LockTestClients clients = LockTestClients
+		.on(() -> new RedisSentinelConfiguration(RedisSentinelGroup.MASTER_NAME,
+				new HashSet<>(this.group.sentinelAddresses())), Duration.ofSeconds(1));
 
 	@BeforeEach
 	void startGroup() {
@@ -44,15 +42,14 @@ class SentinelFailoverTests {
 
 	@AfterEach
 	void stopGroup() {
-		this.clients.forEach(RedisLockClient::close);
-		this.factories.forEach(LettuceConnectionFactory::destroy);
+		this.clients.close();
 		this.group.close();
 	}
 
 	@Test
 	void clientsRecoverOnThePromotedReplicaWithinABound() throws Exception {
-		RedisLockClient first = newClient();
-		RedisLockClient second = newClient();
+		RedisLockClient first = this.clients.newClient(Duration.ofSeconds(30));
+		RedisLockClient second = this.clients.newClient(Duration.ofSeconds(30));
 		AtomicBoolean running = new AtomicBoolean(true);
 		AtomicLong lastSuccess = new AtomicLong();
 		List<CompletableFuture<Void>> contenders = new ArrayList<>();
@@ -95,7 +92,7 @@ class SentinelFailoverTests {
 		Duration recovery = Duration.ofNanos(recoveredAt - killedAt);
 		Duration promotion = Duration.ofNanos(promotedAt - killedAt);
 		int lost = 0;
-		RedisLockClient observer = newClient();
+		RedisLockClient observer = this.clients.newClient(Duration.ofSeconds(30));
 		for (String name : new HashSet<>(lastLocks)) {
 			if (!observer.getLock(name).isLocked()) {
 				lost++;
@@ -110,19 +107,6 @@ class SentinelFailoverTests {
 		RedisLock holder = first.getLock("after-failover");
 		holder.lock(Duration.ofSeconds(30));
 		assertThat(LockTestClients.handOffTime(holder, second)).isLessThan(Duration.ofSeconds(1));
-	}
-
-	private RedisLockClient newClient() {
-		RedisSentinelConfiguration sentinel = new RedisSentinelConfiguration(RedisSentinelGroup.MASTER_NAME,
-				new HashSet<>(this.group.sentinelAddresses()));
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(sentinel,
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.factories.add(factory);
-		RedisLockClient client = RedisLockClient.builder(factory).build();
-		this.clients.add(client);
-		return client;
 	}
 
 }

@@ -11,7 +11,9 @@ enum Library {
 
 	FLOOR("SET NX PX floor", FloorLibrary::new),
 
-	REDIS_LOCK("redis-lock", RedisLockLibrary::new),
+	REDIS_LOCK("redis-lock", (host, port) -> new RedisLockLibrary(host, port, false)),
+
+	REDIS_LOCK_OBSERVED("redis-lock + Micrometer", (host, port) -> new RedisLockLibrary(host, port, true)),
 
 	REDISSON("Redisson RLock", RedissonLibrary::new),
 

@@ -1,13 +1,19 @@
 package io.github.redislock.benchmark;
 
 import io.github.redislock.RedisLockClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * This library, as an application would set it up: a Lettuce connection factory with its
- * defaults and a client with its defaults (watchdog lease).
+ * defaults and a client with its defaults (watchdog lease); observed, also with the
+ * Micrometer registries Spring Boot's Actuator gives it (observations turned into timers,
+ * gauges, counter), to show what monitoring costs.
  */
 final class RedisLockLibrary implements LockLibrary {
 
@@ -15,11 +21,18 @@ final class RedisLockLibrary implements LockLibrary {
 
 	private final RedisLockClient client;
 
-	RedisLockLibrary(String host, int port) {
+	RedisLockLibrary(String host, int port, boolean observed) {
 		this.connectionFactory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port));
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
-		this.client = RedisLockClient.builder(this.connectionFactory).build();
+		RedisLockClient.Builder builder = RedisLockClient.builder(this.connectionFactory);
+		if (observed) {
+			MeterRegistry meters = new SimpleMeterRegistry();
+			ObservationRegistry observations = ObservationRegistry.create();
+			observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+			builder.meterRegistry(meters).observationRegistry(observations);
+		}
+		this.client = builder.build();
 	}
 
 	@Override

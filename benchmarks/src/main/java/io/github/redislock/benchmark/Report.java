@@ -84,7 +84,29 @@ final class Report {
 			md.append("\nLatency: ").append(scenario.latencyMeaning()).append(".\n\n");
 		}
 		md.append(targets());
+		md.append(monitoringCost());
 		return md.toString();
+	}
+
+	private String monitoringCost() {
+		StringBuilder md = new StringBuilder("\n## Cost of monitoring\n\nredis-lock with the Micrometer registries "
+				+ "Actuator gives it (acquire and hold observations turned into timers, gauges, lease-lost counter) "
+				+ "against redis-lock without them.\n\n| Scenario | throughput | p50 |\n|---|---:|---:|\n");
+		boolean any = false;
+		for (Map.Entry<Scenario, Map<Library, List<RunResult>>> entry : this.results.entrySet()) {
+			List<RunResult> plain = entry.getValue().get(Library.REDIS_LOCK);
+			List<RunResult> observed = entry.getValue().get(Library.REDIS_LOCK_OBSERVED);
+			if (plain == null || observed == null) {
+				continue;
+			}
+			any = true;
+			md.append(String.format(Locale.ROOT, "| %s | %.2f x (%,.0f vs %,.0f /s) | %+.1f µs |%n",
+					entry.getKey().title(),
+					median(observed, RunResult::perSecond) / median(plain, RunResult::perSecond),
+					median(observed, RunResult::perSecond), median(plain, RunResult::perSecond),
+					median(observed, RunResult::p50Micros) - median(plain, RunResult::p50Micros)));
+		}
+		return any ? md.toString() : "";
 	}
 
 	private String targets() {
@@ -201,6 +223,7 @@ final class Report {
 				return switch (library) {
 					case FLOOR -> new Color(0x9E9E9E);
 					case REDIS_LOCK -> new Color(0xD32F2F);
+					case REDIS_LOCK_OBSERVED -> new Color(0xEF9A9A);
 					case REDISSON -> new Color(0x1976D2);
 					case INTEGRATION_PUB_SUB -> new Color(0x388E3C);
 					case INTEGRATION_SPIN -> new Color(0xF9A825);

@@ -13,6 +13,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,6 +67,17 @@ class RedisLockAutoConfigurationTests {
 			assertThat(context.getBean(RedisLockClient.class)).isSameAs(UserBeans.CLIENT);
 			assertThat(context).getBean("userLockInterceptor").isSameAs(context.getBean(LockInterceptor.class));
 		});
+	}
+
+	@Test
+	void builderCustomizersAdjustTheClientInOrderAfterTheProperties() {
+		this.contextRunner.withPropertyValues("redis-lock.key-prefix=from-properties:")
+			.withBean("late", RedisLockClientBuilderCustomizer.class,
+					() -> new OrderedCustomizer(2, (builder) -> builder.keyPrefix("late:")))
+			.withBean("early", RedisLockClientBuilderCustomizer.class,
+					() -> new OrderedCustomizer(1, (builder) -> builder.keyPrefix("early:")))
+			.run((context) -> assertThat(context.getBean(RedisLockClient.class).toString())
+				.contains("keyPrefix=late:"));
 	}
 
 	@Test
@@ -164,6 +176,21 @@ class RedisLockAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("redis-lock.lease-time must be at least 1ms"));
+	}
+
+	record OrderedCustomizer(int order, RedisLockClientBuilderCustomizer delegate)
+			implements RedisLockClientBuilderCustomizer, Ordered {
+
+		@Override
+		public void customize(RedisLockClient.Builder builder) {
+			this.delegate.customize(builder);
+		}
+
+		@Override
+		public int getOrder() {
+			return this.order;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

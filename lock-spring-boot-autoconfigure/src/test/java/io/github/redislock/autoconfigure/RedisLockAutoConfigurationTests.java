@@ -178,8 +178,8 @@ class RedisLockAutoConfigurationTests {
 				.hasMessageContaining("redis-lock.lease-time must be at least 1ms"));
 	}
 
-	record OrderedCustomizer(int order, RedisLockClientBuilderCustomizer delegate)
-			implements RedisLockClientBuilderCustomizer, Ordered {
+	record OrderedCustomizer(int order,
+			RedisLockClientBuilderCustomizer delegate) implements RedisLockClientBuilderCustomizer, Ordered {
 
 		@Override
 		public void customize(RedisLockClient.Builder builder) {

@@ -22,7 +22,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * With Spring Boot, a lost lease reaches the application as an event.
+ * With Spring Boot, a lost lease reaches the application as an event: found by the
+ * holder's unlock when its lease ran out, or by the watchdog when the lock was deleted
+ * behind the holder's back.
  */
 class LeaseLostEventTests {
 
@@ -41,6 +43,28 @@ class LeaseLostEventTests {
 				assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
 				assertThat(context.getBean(Listener.class).events).singleElement()
 					.satisfies((event) -> assertThat(event.lockName()).isEqualTo("published"));
+			});
+	}
+
+	@Test
+	void aLockDeletedBehindItsHoldersBackIsPublishedWhenTheWatchdogFindsIt() {
+		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
+			.withPropertyValues(RedisLockTestContexts.redisProperties(redis))
+			.withPropertyValues("redis-lock.watchdog-timeout=300ms")
+			.withUserConfiguration(Listener.class)
+			.run((context) -> {
+				RedisLock lock = context.getBean(RedisLockClient.class).getLock("deleted");
+				lock.lock();
+				assertThat(redis.command("DEL", "lock:{deleted}")).isEqualTo("1");
+				Listener listener = context.getBean(Listener.class);
+				await().atMost(Duration.ofSeconds(5)).until(() -> !listener.events.isEmpty());
+				assertThat(listener.events).singleElement().satisfies((event) -> {
+					assertThat(event.lockName()).isEqualTo("deleted");
+					assertThat(event.detectedBy()).isEqualTo(LeaseLostEvent.DetectedBy.WATCHDOG);
+					assertThat(event.watchdog()).isTrue();
+					assertThat(event.threadName()).isEqualTo(Thread.currentThread().getName());
+				});
+				assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
 			});
 	}
 

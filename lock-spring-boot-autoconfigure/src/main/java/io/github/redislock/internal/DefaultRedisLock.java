@@ -27,6 +27,10 @@ final class DefaultRedisLock implements RedisLock {
 		this.engine = engine;
 	}
 
+	LockKeys keys() {
+		return this.keys;
+	}
+
 	@Override
 	public String getName() {
 		return this.keys.name();

@@ -106,6 +106,20 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 		}
 	}
 
+	/**
+	 * What Redis holds for the named lock, whoever holds it, in one round trip; for the
+	 * library's own monitoring.
+	 */
+	public LockState lockState(String name) {
+		DefaultRedisLock lock = (DefaultRedisLock) getLock(name);
+		return this.engine.state(lock.keys());
+	}
+
+	/** Whether an owner of {@link LockState#holders()} is a thread of this client. */
+	public boolean isOwnedHere(String owner) {
+		return owner.startsWith(this.clientId + ":");
+	}
+
 	/** The engine, for tests and the library's own monitoring. */
 	public LockEngine engine() {
 		return this.engine;

@@ -3,6 +3,8 @@ package io.github.redislock.internal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -97,6 +99,31 @@ final class LockCommands {
 	boolean exists(LockKeys keys) {
 		Boolean exists = call(keys, "read", () -> this.redis.hasKey(keys.lockKey()));
 		return Boolean.TRUE.equals(exists);
+	}
+
+	/** The lock's hash and its PTTL, in one pipelined round trip. */
+	LockState state(LockKeys keys) {
+		List<Object> replies = call(keys, "read",
+				() -> this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+					byte[] key = keys.lockKey().getBytes(StandardCharsets.UTF_8);
+					connection.hashCommands().hGetAll(key);
+					connection.keyCommands().pTtl(key);
+					return null;
+				}));
+		Map<String, Integer> holders = new TreeMap<>();
+		Long token = null;
+		if (replies.get(0) instanceof Map<?, ?> hash) {
+			for (Map.Entry<?, ?> field : hash.entrySet()) {
+				if ("token".equals(field.getKey())) {
+					token = Long.valueOf(field.getValue().toString());
+				}
+				else {
+					holders.put(field.getKey().toString(), Integer.valueOf(field.getValue().toString()));
+				}
+			}
+		}
+		long ttl = (replies.get(1) instanceof Number number) ? number.longValue() : -2;
+		return new LockState(keys.name(), keys.lockKey(), holders, token, ttl);
 	}
 
 	int holdCount(LockKeys keys, String owner) {

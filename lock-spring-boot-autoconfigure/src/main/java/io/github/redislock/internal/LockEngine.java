@@ -188,6 +188,10 @@ public final class LockEngine implements AutoCloseable {
 		return this.subscriptions.waitingThreadsByLock();
 	}
 
+	LockState state(LockKeys keys) {
+		return this.commands.state(keys);
+	}
+
 	/**
 	 * What Redis says is left of each lock's lease, in one round trip; see
 	 * {@link io.github.redislock.RedisLock#remainingLease()} for the values.

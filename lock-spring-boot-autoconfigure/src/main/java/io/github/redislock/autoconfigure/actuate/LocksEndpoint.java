@@ -8,16 +8,20 @@ import io.github.redislock.RedisLockClient;
 import io.github.redislock.internal.DefaultRedisLockClient;
 import io.github.redislock.internal.HeldLock;
 import io.github.redislock.internal.LockEngine;
+import io.github.redislock.internal.LockState;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.lang.Nullable;
 
 /**
  * The {@code locks} Actuator endpoint: which locks the threads of this instance hold
  * (name, key, thread, hold count, since when, lease, what Redis says is left of it,
- * fencing token) and how many threads wait for each lock. Read-only; forcing a lock open
- * is {@link ReleasingLocksEndpoint}, which has to be switched on.
+ * fencing token) and how many threads wait for each lock; and, for one named lock, who
+ * holds it on any instance. Read-only; forcing a lock open is
+ * {@link ReleasingLocksEndpoint}, which has to be switched on.
  *
  * @since 0.2.0
  */
@@ -58,8 +62,64 @@ public class LocksEndpoint {
 		return new LocksDescriptor(this.client.toString(), descriptors, engine.waitingThreadsByLock(), redisError);
 	}
 
+	/**
+	 * Describes one lock as Redis has it, whoever holds it: its holders (owner ids,
+	 * marked when they are threads of this instance), fencing token and remaining lease,
+	 * and what this instance's threads hold of it and wait for.
+	 * @param name the lock's name; a name with '/' takes several path segments
+	 */
+	@ReadOperation
+	@Nullable
+	public LockDescriptor lock(@Selector(match = Match.ALL_REMAINING) String[] name) {
+		if (!(this.client instanceof DefaultRedisLockClient defaultClient)) {
+			return null;
+		}
+		String lockName = String.join("/", name);
+		LockState state = defaultClient.lockState(lockName);
+		List<HolderDescriptor> holders = state.holders()
+			.entrySet()
+			.stream()
+			.map((holder) -> new HolderDescriptor(holder.getKey(), holder.getValue(),
+					defaultClient.isOwnedHere(holder.getKey())))
+			.toList();
+		LockEngine engine = defaultClient.engine();
+		List<HeldLockDescriptor> heldHere = engine.heldLocks()
+			.stream()
+			.filter((held) -> held.name().equals(lockName))
+			.map((held) -> HeldLockDescriptor.of(held, state.remainingLeaseMillis()))
+			.toList();
+		return new LockDescriptor(lockName, state.key(), !holders.isEmpty(), holders, state.fencingToken(),
+				state.remainingLeaseMillis(), heldHere, engine.waitingThreadsByLock().getOrDefault(lockName, 0));
+	}
+
 	RedisLockClient client() {
 		return this.client;
+	}
+
+	/**
+	 * One lock as Redis has it.
+	 *
+	 * @param name the lock's name
+	 * @param key its Redis key
+	 * @param locked whether anyone holds it
+	 * @param holders who holds it, on any instance
+	 * @param fencingToken the current holder's fencing token, {@code null} when free
+	 * @param remainingLeaseMs what is left of the lease: -2 when free, -1 without expiry
+	 * @param heldHere what this instance's threads hold of it
+	 * @param waitingHere how many of this instance's threads wait for it
+	 */
+	public record LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
+			@Nullable Long fencingToken, long remainingLeaseMs, List<HeldLockDescriptor> heldHere, int waitingHere) {
+	}
+
+	/**
+	 * One holder of a lock, on any instance.
+	 *
+	 * @param owner the owner id, {@code <client id>:<thread id>}
+	 * @param holdCount how many times it holds the lock
+	 * @param thisInstance whether it is a thread of this instance
+	 */
+	public record HolderDescriptor(String owner, int holdCount, boolean thisInstance) {
 	}
 
 	/**

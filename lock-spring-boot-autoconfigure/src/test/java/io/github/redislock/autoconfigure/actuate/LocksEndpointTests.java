@@ -10,6 +10,7 @@ import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HeldLockDescriptor;
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LocksDescriptor;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -104,6 +106,46 @@ class LocksEndpointTests {
 			report.unlock();
 			assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
 			assertThat(endpoint.locks().held()).isEmpty();
+		});
+	}
+
+	@Test
+	void describesOneLockWhoeverHoldsIt() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			LettuceConnectionFactory otherConnection = redis.newConnectionFactory();
+			try (RedisLockClient otherInstance = RedisLockClient.builder(otherConnection).build()) {
+				RedisLock elsewhere = otherInstance.getLock("order:7");
+				elsewhere.lock(Duration.ofSeconds(20));
+				LockDescriptor held = endpoint.lock(new String[] { "order:7" });
+				assertThat(held.locked()).isTrue();
+				assertThat(held.key()).isEqualTo("lock:{order:7}");
+				assertThat(held.holders()).singleElement().satisfies((holder) -> {
+					assertThat(holder.thisInstance()).isFalse();
+					assertThat(holder.holdCount()).isOne();
+					assertThat(holder.owner()).endsWith(":" + Thread.currentThread().getId());
+				});
+				assertThat(held.fencingToken()).isEqualTo(elsewhere.fencingToken());
+				assertThat(held.remainingLeaseMs()).isBetween(1L, 20_000L);
+				assertThat(held.heldHere()).isEmpty();
+				elsewhere.unlock();
+			}
+			finally {
+				otherConnection.destroy();
+			}
+			RedisLock here = context.getBean(RedisLockClient.class).getLock("order:8");
+			here.lock();
+			LockDescriptor heldHere = endpoint.lock(new String[] { "order:8" });
+			assertThat(heldHere.holders()).singleElement()
+				.satisfies((holder) -> assertThat(holder.thisInstance()).isTrue());
+			assertThat(heldHere.heldHere()).singleElement()
+				.satisfies((hold) -> assertThat(hold.thread()).isEqualTo(Thread.currentThread().getName()));
+			here.unlock();
+			LockDescriptor free = endpoint.lock(new String[] { "order:8" });
+			assertThat(free.locked()).isFalse();
+			assertThat(free.holders()).isEmpty();
+			assertThat(free.fencingToken()).isNull();
+			assertThat(free.remainingLeaseMs()).isEqualTo(-2);
 		});
 	}
 

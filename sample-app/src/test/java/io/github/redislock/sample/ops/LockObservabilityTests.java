@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What an operator sees of the sample's locks over HTTP: the {@code locks} endpoint's
- * JSON while a lock is held, the {@code redis.lock.*} meters after a reservation, and no
- * forced release unless switched on.
+ * JSON while a lock is held, one lock's holders, the {@code redis.lock.*} meters after a
+ * reservation, and no forced release unless switched on.
  */
 @SampleAppTest
 class LockObservabilityTests {
@@ -66,6 +66,30 @@ class LockObservabilityTests {
 	}
 
 	@Test
+	void oneLockShowsWhoHoldsIt() {
+		RedisLock lock = this.locks.getLock("stock:" + this.sku);
+		lock.lock();
+		try {
+			assertThat(this.mvc.get().uri("/actuator/locks/stock:{sku}", this.sku)).hasStatusOk()
+				.bodyJson()
+				.satisfies((json) -> {
+					json.assertThat().extractingPath("$.locked").isEqualTo(true);
+					json.assertThat().extractingPath("$.holders[0].thisInstance").isEqualTo(true);
+					json.assertThat().extractingPath("$.holders[0].holdCount").isEqualTo(1);
+					json.assertThat().extractingPath("$.fencingToken").isEqualTo((int) lock.fencingToken());
+					json.assertThat().extractingPath("$.heldHere[0].name").isEqualTo("stock:" + this.sku);
+					json.assertThat().extractingPath("$.waitingHere").isEqualTo(0);
+				});
+		}
+		finally {
+			lock.unlock();
+		}
+		assertThat(this.mvc.get().uri("/actuator/locks/stock:{sku}", this.sku)).bodyJson()
+			.extractingPath("$.locked")
+			.isEqualTo(false);
+	}
+
+	@Test
 	void aReservationShowsUpInTheLockMetersByLockName() {
 		assertThat(this.mvc.post()
 			.uri("/stock/{sku}/restock", this.sku)
@@ -90,7 +114,8 @@ class LockObservabilityTests {
 		RedisLock lock = this.locks.getLock("stock:" + this.sku);
 		lock.lock();
 		try {
-			assertThat(this.mvc.delete().uri("/actuator/locks/stock:{sku}", this.sku)).hasStatus(HttpStatus.NOT_FOUND);
+			assertThat(this.mvc.delete().uri("/actuator/locks/stock:{sku}", this.sku))
+				.hasStatus(HttpStatus.METHOD_NOT_ALLOWED);
 			assertThat(lock.isHeldByCurrentThread()).isTrue();
 		}
 		finally {

@@ -1,0 +1,18 @@
+package io.github.redislock.internal;
+
+import java.util.Map;
+
+import org.springframework.lang.Nullable;
+
+/**
+ * What Redis holds for one lock, whoever holds it.
+ *
+ * @param name the lock's name
+ * @param key its Redis key
+ * @param holders hold count by owner ({@code <client id>:<thread id>}); empty when free
+ * @param fencingToken the token of the current holder, or {@code null} when free
+ * @param remainingLeaseMillis what is left of the lease: -2 when free, -1 without expiry
+ */
+public record LockState(String name, String key, Map<String, Integer> holders, @Nullable Long fencingToken,
+		long remainingLeaseMillis) {
+}

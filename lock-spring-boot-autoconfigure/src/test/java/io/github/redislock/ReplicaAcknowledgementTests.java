@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisCluster;
 import io.github.redislock.testsupport.RedisServer;
 import io.github.redislock.testsupport.RedisServers;
@@ -80,6 +81,53 @@ class ReplicaAcknowledgementTests {
 						+ "the replica by the time a check reached it; acquire median %d us plain, %d us with WAIT%n",
 				acknowledgedOnReplica, ACQUISITIONS, plainOnReplica, ACQUISITIONS, micros(median(plainNanos)),
 				micros(median(acknowledgedNanos)));
+	}
+
+	@Test
+	void aFailoverBeforeTheReplicaHasAnAcquisitionGrantsTheLockTwiceUnlessAcknowledged() throws Exception {
+		RedisServer master = start(RedisServers.start());
+		FaultProxy replicationLink = FaultProxy.start(master.host(), master.port());
+		this.resources.add(0, replicationLink);
+		RedisServer replica = start(
+				RedisServers.start("--replicaof", replicationLink.host(), Integer.toString(replicationLink.port())));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> replica.command("INFO", "replication").contains("master_link_status:up"));
+		RedisLockClient plain = client(master, null);
+		RedisLockClient acknowledged = client(master, Duration.ofMillis(200));
+
+		// the replication stream stalls (lag, a partition): what the master grants now,
+		// its replica does not have
+		replicationLink.blackHole();
+		List<String> granted = new ArrayList<>();
+		int refused = 0;
+		for (int i = 0; i < 10; i++) {
+			RedisLock lock = plain.getLock(LockTestClients.uniqueName());
+			lock.lock(Duration.ofMinutes(1));
+			granted.add(lock.getName());
+			RedisLock checked = acknowledged.getLock(LockTestClients.uniqueName());
+			try {
+				checked.lock(Duration.ofMinutes(1));
+			}
+			catch (RedisLockException ex) {
+				refused++;
+			}
+		}
+		// the master dies before the stream resumes, and its replica is promoted
+		master.stop();
+		replicationLink.cut();
+		replica.command("REPLICAOF", "NO", "ONE");
+		RedisLockClient afterFailover = client(replica, null);
+		int grantedTwice = 0;
+		for (String name : granted) {
+			if (afterFailover.getLock(name).tryLock()) {
+				grantedTwice++;
+			}
+		}
+		assertThat(grantedTwice).as("plain acquisitions the promoted replica granted again").isEqualTo(10);
+		assertThat(refused).as("acknowledged acquisitions that failed instead").isEqualTo(10);
+		System.out.printf("Failover with the replication stream stalled: %d of %d plain acquisitions were granted a "
+				+ "second time by the promoted replica; with acknowledgement %d of %d failed instead, so none could be%n",
+				grantedTwice, granted.size(), refused, 10);
 	}
 
 	@Test

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.testsupport.RedisCluster;
 import io.github.redislock.testsupport.RedisServer;
+import io.github.redislock.testsupport.SlotMigration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -136,7 +137,7 @@ class RedisClusterSlotMigrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> acquisitions.get() > 20);
 		long migrationStart = System.nanoTime();
 		phase.set(1);
-		RedisCluster.SlotMigration migration = this.cluster.beginSlotMigration(lockKey);
+		SlotMigration migration = this.cluster.beginSlotMigration(lockKey);
 		int beforeMigration = acquisitions.get();
 		int movedKeys = migration.moveKeysSlowly(STEP_PAUSE);
 		// from the first SETSLOT NODE on, the destination may serve the slot
@@ -233,7 +234,7 @@ class RedisClusterSlotMigrationTests {
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> LockTestClients.engine(waiterClient).waitingThreadCount() == 1);
 
-		RedisCluster.SlotMigration migration = this.cluster.beginSlotMigration(lockKey);
+		SlotMigration migration = this.cluster.beginSlotMigration(lockKey);
 		int movedKeys = migration.moveKeysSlowly(STEP_PAUSE);
 		migration.finish();
 		long handedOver = System.nanoTime();
@@ -288,7 +289,7 @@ class RedisClusterSlotMigrationTests {
 		RedisLock lock = client.getLock("migration-" + LockTestClients.uniqueName());
 		lock.lock();
 		lock.unlock();
-		RedisCluster.SlotMigration migration = this.cluster.beginSlotMigration("lock:{" + lock.getName() + "}");
+		SlotMigration migration = this.cluster.beginSlotMigration("lock:{" + lock.getName() + "}");
 		try {
 			long start = System.nanoTime();
 			assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(300), null)).isInstanceOf(RedisLockException.class)

@@ -3,17 +3,16 @@ package io.github.redislock.testsupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 
 /**
- * A Redis Cluster of masters, each a {@code redis-server} child process on a free
- * loopback port, joined with {@code redis-cli --cluster create}. The test owns it and
- * closes it.
+ * A Redis Cluster of masters, optionally with replicas, each a {@code redis-server} child
+ * process on a free loopback port, joined with {@code redis-cli --cluster create}. A test
+ * can fail a master over or migrate a slot ({@link SlotMigration}). The test owns the
+ * cluster and closes it.
  */
 public final class RedisCluster implements AutoCloseable {
 
@@ -85,15 +84,15 @@ public final class RedisCluster implements AutoCloseable {
 		RedisProcess replica = replicaProcessOfMasterOf(key);
 		// a manual failover only happens once the replica has caught up; it can also be
 		// aborted when the master is slow to pause its clients, so try a few times
-		awaitCondition(() -> replica.command("INFO", "replication").contains("master_link_status:up"),
+		Polling.awaitCondition(() -> replica.command("INFO", "replication").contains("master_link_status:up"),
 				"the replica to sync");
 		for (int attempt = 1; !replica.command("ROLE").startsWith("master"); attempt++) {
 			replica.command("CLUSTER", "FAILOVER");
-			if (awaitQuietly(() -> replica.command("ROLE").startsWith("master"), 10) || attempt == 3) {
+			if (Polling.awaitQuietly(() -> replica.command("ROLE").startsWith("master"), 10) || attempt == 3) {
 				break;
 			}
 		}
-		awaitCondition(() -> replica.command("ROLE").startsWith("master"), "the replica to take over");
+		Polling.awaitCondition(() -> replica.command("ROLE").startsWith("master"), "the replica to take over");
 		awaitState("ok");
 		return replica.port();
 	}
@@ -104,7 +103,7 @@ public final class RedisCluster implements AutoCloseable {
 	 */
 	public RedisServer replicaOfMasterOf(String key) {
 		RedisProcess replica = replicaProcessOfMasterOf(key);
-		awaitCondition(() -> replica.command("INFO", "replication").contains("master_link_status:up"),
+		Polling.awaitCondition(() -> replica.command("INFO", "replication").contains("master_link_status:up"),
 				"the replica to sync");
 		return replica;
 	}
@@ -132,24 +131,6 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Migrates the slot of the given key to another master with one call, the way
-	 * {@code redis-cli --cluster reshard} does, but one key at a time with a pause before
-	 * each key and before the hand-over: clients that keep working meanwhile get ASK
-	 * redirects (and TRYAGAIN for scripts whose keys are split) for as long as the slot
-	 * is open. Returns once every node agrees on the new owner.
-	 * @param key a key of the slot to move
-	 * @param pause how long to leave the slot open before each key moves and before the
-	 * slot is handed over
-	 * @return the port of the master that serves the slot now
-	 */
-	public int migrateSlotOf(String key, Duration pause) {
-		SlotMigration migration = beginSlotMigration(key);
-		migration.moveKeysSlowly(pause);
-		migration.finish();
-		return migration.destination().port();
-	}
-
-	/**
 	 * Opens the slot of the given key for migration from the master that serves it to
 	 * another master: {@code CLUSTER SETSLOT IMPORTING} on the destination, then
 	 * {@code MIGRATING} on the source. From now on until {@link SlotMigration#finish()},
@@ -173,8 +154,7 @@ public final class RedisCluster implements AutoCloseable {
 		// the next master after the source, so that the destination is always another one
 		RedisProcess destination = masters.get((masters.indexOf(source) + 1) % masters.size());
 		SlotMigration migration = new SlotMigration(slot, source, destination, masters, this.nodes);
-		destination.command("CLUSTER", "SETSLOT", Integer.toString(slot), "IMPORTING", migration.sourceId);
-		source.command("CLUSTER", "SETSLOT", Integer.toString(slot), "MIGRATING", migration.destinationId);
+		migration.open();
 		return migration;
 	}
 
@@ -186,7 +166,7 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/** The slots a line of {@code CLUSTER NODES} assigns to its node. */
-	private static IntPredicate slotsOf(String line) {
+	static IntPredicate slotsOf(String line) {
 		String[] fields = line.split(" ");
 		return (slot) -> {
 			// id, address, flags, master, ping, pong, epoch, link state, then the slots
@@ -206,186 +186,16 @@ public final class RedisCluster implements AutoCloseable {
 		};
 	}
 
-	/**
-	 * A slot being moved from one master to another, opened by
-	 * {@link RedisCluster#beginSlotMigration(String)}: move its keys with
-	 * {@link #moveKeys(int)} or {@link #moveKeysSlowly(Duration)}, then
-	 * {@link #finish()}.
-	 */
-	public static final class SlotMigration {
-
-		private final int slot;
-
-		private final RedisProcess source;
-
-		private final RedisProcess destination;
-
-		private final List<RedisProcess> masters;
-
-		private final List<RedisProcess> nodes;
-
-		private final String sourceId;
-
-		private final String destinationId;
-
-		private SlotMigration(int slot, RedisProcess source, RedisProcess destination, List<RedisProcess> masters,
-				List<RedisProcess> nodes) {
-			this.slot = slot;
-			this.source = source;
-			this.destination = destination;
-			this.masters = masters;
-			this.nodes = nodes;
-			this.sourceId = source.command("CLUSTER", "MYID");
-			this.destinationId = destination.command("CLUSTER", "MYID");
-		}
-
-		/** The slot being moved. */
-		public int slot() {
-			return this.slot;
-		}
-
-		/** The master that served the slot, to ask it directly. */
-		public RedisServer source() {
-			return this.source;
-		}
-
-		/** The master that serves the slot once the migration is finished. */
-		public RedisServer destination() {
-			return this.destination;
-		}
-
-		/**
-		 * How many keys of the slot are still on the source
-		 * ({@code CLUSTER COUNTKEYSINSLOT}).
-		 */
-		public int keysLeftOnSource() {
-			return Integer.parseInt(this.source.command("CLUSTER", "COUNTKEYSINSLOT", Integer.toString(this.slot)));
-		}
-
-		/**
-		 * Moves up to {@code count} keys of the slot from the source to the destination
-		 * in one {@code MIGRATE} ({@code CLUSTER GETKEYSINSLOT}, then
-		 * {@code MIGRATE ... KEYS}); each key keeps its value and its expiry. A key
-		 * deleted between the two steps is skipped.
-		 * @return how many keys were listed for the move; 0 once the source has none left
-		 */
-		public int moveKeys(int count) {
-			String listed = this.source.command("CLUSTER", "GETKEYSINSLOT", Integer.toString(this.slot),
-					Integer.toString(count));
-			if (listed.isEmpty()) {
-				return 0;
-			}
-			List<String> keys = listed.lines().toList();
-			List<String> command = new ArrayList<>(List.of("MIGRATE", this.destination.host(),
-					Integer.toString(this.destination.port()), "", "0", "5000", "KEYS"));
-			command.addAll(keys);
-			this.source.command(command.toArray(String[]::new));
-			return keys.size();
-		}
-
-		/**
-		 * Moves the slot's keys one at a time, pausing before each one and after the
-		 * last, so that clients work against a half-moved slot for a while: some keys
-		 * answer on the source, the others only after an ASK redirect.
-		 * @return how many keys were listed for the move (a key deleted before its turn
-		 * counts too)
-		 */
-		public int moveKeysSlowly(Duration pause) {
-			int moved = 0;
-			for (;;) {
-				sleep(pause);
-				int batch = moveKeys(1);
-				if (batch == 0) {
-					return moved;
-				}
-				moved += batch;
-			}
-		}
-
-		/**
-		 * Moves the keys that are left, hands the slot to the destination
-		 * ({@code CLUSTER SETSLOT <slot> NODE <destination>} on the destination, the
-		 * source and the other masters, in that order, as the Redis documentation
-		 * advises), and waits until every node sees the destination as the slot's owner,
-		 * with no slot left open, and reports {@code cluster_state:ok}. Clients then get
-		 * MOVED redirects to the destination until they refresh their view.
-		 */
-		public void finish() {
-			while (moveKeys(100) > 0) {
-				// until the source has none left; new keys of the slot are created on
-				// the destination (ASK), so this ends
-			}
-			List<RedisProcess> order = new ArrayList<>(List.of(this.destination, this.source));
-			this.masters.stream().filter((node) -> !order.contains(node)).forEach(order::add);
-			for (RedisProcess node : order) {
-				node.command("CLUSTER", "SETSLOT", Integer.toString(this.slot), "NODE", this.destinationId);
-			}
-			awaitCondition(() -> this.nodes.stream().allMatch(this::agrees),
-					"every node to see slot " + this.slot + " on " + this.destination);
-		}
-
-		private boolean agrees(RedisProcess node) {
-			String info = node.command("CLUSTER", "INFO");
-			List<String> lines = node.command("CLUSTER", "NODES").lines().toList();
-			String slotText = Integer.toString(this.slot);
-			// an open slot shows as [slot->-id] or [slot-<-id] on the node that has it
-			boolean open = lines.stream().anyMatch((line) -> line.contains("[" + slotText + "-"));
-			boolean owned = lines.stream()
-				.filter((line) -> line.startsWith(this.destinationId + " "))
-				.anyMatch((line) -> slotsOf(line).test(this.slot));
-			return info.contains("cluster_state:ok") && !open && owned;
-		}
-
-		@Override
-		public String toString() {
-			return "migration of slot " + this.slot + " from " + this.source + " to " + this.destination;
-		}
-
-	}
-
 	@Override
 	public void close() {
 		this.nodes.forEach(RedisProcess::close);
 	}
 
 	private void awaitState(String state) {
-		awaitCondition(
+		Polling.awaitCondition(
 				() -> this.nodes.stream()
 					.allMatch((node) -> node.command("CLUSTER", "INFO").contains("cluster_state:" + state)),
 				"cluster_state:" + state);
-	}
-
-	private static void awaitCondition(BooleanSupplier condition, String what) {
-		if (!awaitQuietly(condition, 20)) {
-			throw new IllegalStateException("Timed out after 20s waiting for " + what);
-		}
-	}
-
-	private static void sleep(Duration pause) {
-		try {
-			Thread.sleep(pause.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	private static boolean awaitQuietly(BooleanSupplier condition, int seconds) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-		while (System.nanoTime() < deadline) {
-			if (condition.getAsBoolean()) {
-				return true;
-			}
-			try {
-				Thread.sleep(50);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}
-		return false;
 	}
 
 	private static void run(List<String> command) {

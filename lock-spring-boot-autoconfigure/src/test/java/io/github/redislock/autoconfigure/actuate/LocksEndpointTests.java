@@ -110,6 +110,21 @@ class LocksEndpointTests {
 	}
 
 	@Test
+	void withRedisDownTheEndpointStillShowsWhatThisInstanceHoldsAndSaysWhyTheLeasesAreMissing() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			RedisLock lock = context.getBean(RedisLockClient.class).getLock("held-while-down");
+			lock.lock(Duration.ofMinutes(1));
+			redis.server().stop();
+			LocksDescriptor locks = context.getBean(LocksEndpoint.class).locks();
+			assertThat(locks.held()).singleElement().satisfies((held) -> {
+				assertThat(held.name()).isEqualTo("held-while-down");
+				assertThat(held.remainingLeaseMs()).isNull();
+			});
+			assertThat(locks.redisError()).startsWith("Could not read the remaining leases: ");
+		});
+	}
+
+	@Test
 	void describesOneLockWhoeverHoldsIt() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
 			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);

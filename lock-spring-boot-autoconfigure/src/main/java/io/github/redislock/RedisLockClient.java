@@ -210,7 +210,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * {@code name}, {@code lease}: {@code watchdog} or {@code fixed}). The
 		 * {@code name} tag is the lock's name up to its first {@code ':'}, so that
 		 * {@code order:42} and {@code order:43} share meters. Default: none.
-		 * @since 0.2.0
+		 * @since 0.1.0
 		 */
 		public Builder observationRegistry(ObservationRegistry observationRegistry) {
 			Assert.notNull(observationRegistry, "observationRegistry must not be null");
@@ -225,7 +225,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * {@code detected.by}). Without an {@link #observationRegistry observation
 		 * registry}, the acquire and hold timers go here too. Needs
 		 * {@code io.micrometer:micrometer-core}. Default: none.
-		 * @since 0.2.0
+		 * @since 0.1.0
 		 */
 		public Builder meterRegistry(MeterRegistry meterRegistry) {
 			Assert.notNull(meterRegistry, "meterRegistry must not be null");
@@ -245,7 +245,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * the one promoted); fencing tokens remain the defence. Default: off.
 		 * @param replicas how many replicas must acknowledge, at least 1
 		 * @param timeout how long to wait for them, at least 1 ms
-		 * @since 0.2.0
+		 * @since 0.1.0
 		 */
 		public Builder replicaAcknowledgement(int replicas, Duration timeout) {
 			Assert.isTrue(replicas >= 1, () -> "replicas must be at least 1, was " + replicas);

@@ -82,7 +82,7 @@ public @interface DistributedLock {
 	/**
 	 * What the call does when, on release, the lease turns out to have been lost while
 	 * the method ran. Default: log it and return the method's result.
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	IfLeaseLost ifLeaseLost() default IfLeaseLost.LOG;
 

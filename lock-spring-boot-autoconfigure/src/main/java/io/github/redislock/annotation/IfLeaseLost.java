@@ -7,7 +7,7 @@ package io.github.redislock.annotation;
  * the same time. Either way a warning is logged and a
  * {@link io.github.redislock.LeaseLostEvent} is published.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public enum IfLeaseLost {
 

@@ -7,7 +7,7 @@ import io.github.redislock.RedisLockClient;
  * that have no property, such as a lease-lost listener of one's own. Every bean of this
  * type is applied, in {@link org.springframework.core.annotation.Order @Order}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface RedisLockClientBuilderCustomizer {

@@ -23,7 +23,7 @@ import org.springframework.lang.Nullable;
  * holds it on any instance. Read-only; forcing a lock open is
  * {@link ReleasingLocksEndpoint}, which has to be switched on.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @Endpoint(id = "locks")
 public class LocksEndpoint {

@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
  * endpoint is exposed ({@code management.endpoints.web.exposure.include=locks}). It is
  * read-only unless {@code management.endpoint.locks.force-release=true}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)

@@ -18,7 +18,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
  * and meanwhile another holder may run. Meant for a lock whose holder is known to be
  * gone, when waiting out its lease is not an option.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @Endpoint(id = "locks")
 public class ReleasingLocksEndpoint extends LocksEndpoint {

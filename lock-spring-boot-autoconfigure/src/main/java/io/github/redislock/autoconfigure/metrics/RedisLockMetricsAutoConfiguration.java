@@ -18,7 +18,7 @@ import org.springframework.context.annotation.Bean;
  * is one registry (Actuator makes one). Turn them off like any meter:
  * {@code management.metrics.enable.redis.lock=false}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @AutoConfiguration(before = RedisLockAutoConfiguration.class)
 @ConditionalOnClass({ MeterRegistry.class, RedisLockClient.class })

@@ -34,7 +34,13 @@ public record LeaseLostEvent(String lockName, String lockKey, String threadName,
 		 * The holder's own {@code unlock()}, which then threw
 		 * {@link LeaseExpiredException}.
 		 */
-		UNLOCK
+		UNLOCK,
+
+		/**
+		 * The holding thread acquiring the lock again, before unlocking, and getting it
+		 * afresh: its earlier hold had been lost.
+		 */
+		ACQUIRE
 
 	}
 

@@ -34,6 +34,8 @@ final class Hold {
 
 	private final AtomicBoolean ended = new AtomicBoolean();
 
+	private final AtomicBoolean lost = new AtomicBoolean();
+
 	private volatile int count = 1;
 
 	private volatile boolean releasing;
@@ -92,6 +94,15 @@ final class Hold {
 
 	void releasing() {
 		this.releasing = true;
+	}
+
+	/**
+	 * Records that the hold was found lost.
+	 * @return whether this is the first time, so that one loss is reported once, whether
+	 * the watchdog, the unlock or a new acquisition finds it
+	 */
+	boolean markLost() {
+		return this.lost.compareAndSet(false, true);
 	}
 
 	/**

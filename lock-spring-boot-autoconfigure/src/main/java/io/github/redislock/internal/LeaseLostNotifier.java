@@ -28,7 +28,7 @@ final class LeaseLostNotifier {
 			try {
 				listener.accept(event);
 			}
-			catch (RuntimeException ex) {
+			catch (RuntimeException | LinkageError | AssertionError ex) {
 				logger.warn("A lease-lost listener failed for lock '" + event.lockName() + "'", ex);
 			}
 		}

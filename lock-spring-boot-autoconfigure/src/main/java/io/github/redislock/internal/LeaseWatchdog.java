@@ -88,20 +88,31 @@ final class LeaseWatchdog implements AutoCloseable {
 		try {
 			dropHoldsOfDeadThreads();
 			for (List<Hold> batch : batches()) {
-				renew(batch);
+				renewQuietly(batch);
 			}
 		}
+		catch (Throwable ex) {
+			// anything escaping here would cancel the schedule and stop all renewals
+			logger.error("Lock lease renewal round failed; trying again next period", ex);
+		}
+	}
+
+	// One batch failing (a node down, a slot being migrated) must not keep the others
+	// from being renewed.
+	private void renewQuietly(List<Hold> batch) {
+		try {
+			renew(batch);
+		}
 		catch (RuntimeException ex) {
-			// Redis unreachable: try again next period; a lease that runs out meanwhile
-			// is found lost then.
-			logger.warn("Could not renew lock leases: " + ex.getMessage());
+			// try again next period; a lease that runs out meanwhile is found lost then
+			logger.warn("Could not renew " + batch.size() + " lock lease(s): " + ex.getMessage());
 		}
 	}
 
 	private void renew(List<Hold> batch) {
 		for (Hold lost : this.commands.renew(batch, this.leaseMillis)) {
 			// a hold whose owner released it while the renewal was under way is not lost
-			if (!lost.isReleasing() && this.renewed.remove(lost)) {
+			if (!lost.isReleasing() && this.renewed.remove(lost) && lost.markLost()) {
 				logger.warn(lost.describeLoss());
 				this.notifier.notify(lost.lostEvent(LeaseLostEvent.DetectedBy.WATCHDOG));
 			}

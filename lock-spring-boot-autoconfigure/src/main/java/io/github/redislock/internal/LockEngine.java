@@ -129,7 +129,7 @@ public final class LockEngine implements AutoCloseable {
 		if (left < 0) {
 			LeaseExpiredException expired = new LeaseExpiredException(keys.name(), hold.describeLoss());
 			forget(hold, expired);
-			this.notifier.notify(hold.lostEvent(LeaseLostEvent.DetectedBy.UNLOCK));
+			reportLost(hold, LeaseLostEvent.DetectedBy.UNLOCK);
 			throw expired;
 		}
 		forget(hold, null);
@@ -227,6 +227,7 @@ public final class LockEngine implements AutoCloseable {
 				// the earlier hold was lost (lease ran out) and this is a fresh
 				// acquisition
 				forget(hold, new LeaseExpiredException(keys.name(), hold.describeLoss()));
+				reportLost(hold, LeaseLostEvent.DetectedBy.ACQUIRE);
 			}
 			hold = new Hold(keys, owner, thread, token, lease, watchdogLease, this.observations);
 			this.holds.add(hold);
@@ -237,6 +238,13 @@ public final class LockEngine implements AutoCloseable {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Acquired lock '" + keys.name() + "' (hold " + hold.count() + ", token " + token + ") in "
 					+ Durations.formatMillis((System.nanoTime() - start) / 1_000_000));
+		}
+	}
+
+	// the watchdog may have reported this loss already
+	private void reportLost(Hold hold, LeaseLostEvent.DetectedBy detectedBy) {
+		if (hold.markLost()) {
+			this.notifier.notify(hold.lostEvent(detectedBy));
 		}
 	}
 

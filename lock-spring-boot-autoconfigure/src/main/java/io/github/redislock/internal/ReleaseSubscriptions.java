@@ -132,9 +132,12 @@ final class ReleaseSubscriptions implements MessageListener {
 			if (waiters.count > 0 || waiters.removed || waiters.idleGeneration != idleSince) {
 				return;
 			}
+			// UNSUBSCRIBE goes out before the entry leaves the map: a thread that starts
+			// waiting after that subscribes anew, and its SUBSCRIBE cannot be overtaken
+			// by this UNSUBSCRIBE
 			waiters.removed = true;
-			this.waitersByChannel.remove(waiters.channel, waiters);
 			unsubscribe(waiters);
+			this.waitersByChannel.remove(waiters.channel, waiters);
 		}
 	}
 

@@ -5,6 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.RedisServerExtension;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -144,6 +147,30 @@ class LockObservationTests {
 			.hasBeenStopped()
 			.assertThatError()
 			.hasMessageContaining("ended without unlocking lock '" + this.group + "'");
+	}
+
+	@Test
+	void aFailingObservationHandlerCannotChangeTheLocksOutcome() throws Exception {
+		ObservationRegistry failing = ObservationRegistry.create();
+		failing.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public void onStart(Observation.Context context) {
+				throw new IllegalStateException("broken handler");
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+		});
+		RedisLockClient client = this.clients.newClient((builder) -> builder.observationRegistry(failing));
+		RedisLock lock = client.getLock(this.group);
+		assertThat(lock.tryLock(Duration.ofSeconds(1), null)).isTrue();
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
 	}
 
 }

@@ -401,4 +401,47 @@ class RedisLockTests {
 		return commands;
 	}
 
+	@Test
+	void unlockTrustsTheOwnersCountSoALostNestedAcquireReplyCannotLeaveTheLockHeld() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		String key = "lock:{" + lock.getName() + "}";
+		String owner = this.redisTemplate.<String, String>opsForHash()
+			.keys(key)
+			.stream()
+			.filter((field) -> !field.equals("token"))
+			.findFirst()
+			.orElseThrow();
+		// a nested acquire that ran in Redis but whose reply was lost
+		this.redisTemplate.opsForHash().increment(key, owner, 1);
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+	}
+
+	@Test
+	void timedTryLockFollowsTheLockContractForZeroNegativeAndHugeWaits() throws Exception {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		assertThat(lock.tryLock(-1, TimeUnit.SECONDS)).isTrue();
+		lock.unlock();
+		assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.DAYS)).isTrue();
+		lock.unlock();
+		assertThat(lock.tryLock(Duration.ofSeconds(Long.MAX_VALUE), null)).isTrue();
+		lock.unlock();
+		RedisLock held = this.clients.newClient().getLock(lock.getName());
+		held.lock();
+		long start = System.nanoTime();
+		assertThat(lock.tryLock(-1, TimeUnit.SECONDS)).isFalse();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void aClosedClientRefusesToAcquireInsteadOfTakingALockNothingRenews() {
+		RedisLockClient closed = this.clients.newClient();
+		closed.close();
+		assertThatThrownBy(() -> closed.getLock("after-close").lock()).isInstanceOf(IllegalStateException.class)
+			.hasMessage("The lock client is closed; cannot acquire lock 'after-close'");
+		assertThat(this.client.getLock("after-close").isLocked()).isFalse();
+	}
+
 }

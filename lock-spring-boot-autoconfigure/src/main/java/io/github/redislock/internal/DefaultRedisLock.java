@@ -65,7 +65,9 @@ final class DefaultRedisLock implements RedisLock {
 	@Override
 	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
 		Assert.notNull(unit, "unit must not be null");
-		return tryLock(Duration.of(time, unit.toChronoUnit()), null);
+		checkInterrupt();
+		// as Lock specifies: zero or less does not wait; toNanos saturates at no limit
+		return this.engine.acquire(this.keys, Math.max(0, unit.toNanos(time)), WATCHDOG, true);
 	}
 
 	@Override
@@ -75,7 +77,7 @@ final class DefaultRedisLock implements RedisLock {
 				() -> "waitTime of lock '" + getName() + "' must not be negative, was " + waitTime);
 		long lease = (leaseTime != null) ? leaseMillis(leaseTime) : WATCHDOG;
 		checkInterrupt();
-		return this.engine.acquire(this.keys, waitTime.toNanos(), lease, true);
+		return this.engine.acquire(this.keys, saturatedNanos(waitTime), lease, true);
 	}
 
 	@Override
@@ -137,6 +139,15 @@ final class DefaultRedisLock implements RedisLock {
 		Assert.isTrue(leaseTime.toMillis() > 0,
 				() -> "leaseTime of lock '" + getName() + "' must be at least 1ms, was " + leaseTime);
 		return leaseTime.toMillis();
+	}
+
+	private static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException tooLong) {
+			return Long.MAX_VALUE;
+		}
 	}
 
 	private static void checkInterrupt() throws InterruptedException {

@@ -111,10 +111,13 @@ final class Hold {
 	 */
 	void ended(@Nullable Throwable failure) {
 		if (this.ended.compareAndSet(false, true)) {
-			if (failure != null) {
-				this.observation.error(failure);
-			}
-			this.observation.stop();
+			LockObservations.safely(() -> {
+				if (failure != null) {
+					this.observation.error(failure);
+				}
+				this.observation.stop();
+				return this.observation;
+			});
 		}
 	}
 

@@ -60,7 +60,8 @@ final class LockCommands {
 	long release(LockKeys keys, String owner, int holdsBefore) {
 		for (;;) {
 			Long left = writeThenReconcile(keys, owner, "release",
-					() -> this.redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel()),
+					() -> this.redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel(),
+							Integer.toString(holdsBefore)),
 					(count, token) -> (count == holdsBefore - 1) ? (long) count : null);
 			if (left != null) {
 				return left;

@@ -41,6 +41,8 @@ public final class LockEngine implements AutoCloseable {
 
 	private final LockAcquirer acquirer;
 
+	private volatile boolean closed;
+
 	LockEngine(String clientId, LockCommands commands, Holds holds, ReleaseSubscriptions subscriptions,
 			LeaseWatchdog watchdog, long watchdogLeaseMillis, LeaseLostNotifier notifier,
 			LockObservations observations) {
@@ -65,6 +67,10 @@ public final class LockEngine implements AutoCloseable {
 	 */
 	boolean acquire(LockKeys keys, long waitNanos, long leaseMillis, boolean interruptible)
 			throws InterruptedException {
+		if (this.closed) {
+			// its watchdog is stopped: a lock taken now would silently lose its lease
+			throw new IllegalStateException("The lock client is closed; cannot acquire lock '" + keys.name() + "'");
+		}
 		Observation observation = this.observations.startAcquire(keys);
 		boolean acquired;
 		try {
@@ -212,6 +218,7 @@ public final class LockEngine implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.closed = true;
 		this.watchdog.close();
 		this.subscriptions.close();
 	}

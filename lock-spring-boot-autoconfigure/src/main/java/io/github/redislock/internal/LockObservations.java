@@ -1,7 +1,12 @@
 package io.github.redislock.internal;
 
+import java.util.function.Supplier;
+
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.lang.Nullable;
 
@@ -14,6 +19,8 @@ import org.springframework.lang.Nullable;
  * high-cardinality values, for spans only. With a no-op registry nothing is allocated.
  */
 final class LockObservations {
+
+	private static final Log logger = LogFactory.getLog(LockObservations.class);
 
 	static final String ACQUIRE = "redis.lock.acquire";
 
@@ -29,11 +36,12 @@ final class LockObservations {
 		if (this.registry.isNoop()) {
 			return Observation.NOOP;
 		}
-		return Observation.createNotStarted(ACQUIRE, this.registry)
-			.contextualName("lock acquire " + keys.tagName())
-			.lowCardinalityKeyValue("name", keys.tagName())
+		String name = keys.tagName();
+		return safely(() -> Observation.createNotStarted(ACQUIRE, this.registry)
+			.contextualName("lock acquire " + name)
+			.lowCardinalityKeyValue("name", name)
 			.highCardinalityKeyValue("key", keys.lockKey())
-			.start();
+			.start());
 	}
 
 	/**
@@ -43,24 +51,43 @@ final class LockObservations {
 	 * @param error what went wrong, for the {@code error} outcome
 	 */
 	static void endAcquire(Observation observation, String outcome, @Nullable Throwable error) {
-		observation.lowCardinalityKeyValue("outcome", outcome);
-		if (error != null) {
-			observation.error(error);
-		}
-		observation.stop();
+		safely(() -> {
+			observation.lowCardinalityKeyValue("outcome", outcome);
+			if (error != null) {
+				observation.error(error);
+			}
+			observation.stop();
+			return observation;
+		});
 	}
 
 	Observation startHold(LockKeys keys, long token, boolean watchdog) {
 		if (this.registry.isNoop()) {
 			return Observation.NOOP;
 		}
-		return Observation.createNotStarted(HOLD, this.registry)
-			.contextualName("lock hold " + keys.tagName())
-			.lowCardinalityKeyValue("name", keys.tagName())
+		String name = keys.tagName();
+		return safely(() -> Observation.createNotStarted(HOLD, this.registry)
+			.contextualName("lock hold " + name)
+			.lowCardinalityKeyValue("name", name)
 			.lowCardinalityKeyValue("lease", watchdog ? "watchdog" : "fixed")
 			.highCardinalityKeyValue("key", keys.lockKey())
 			.highCardinalityKeyValue("token", Long.toString(token))
-			.start();
+			.start());
+	}
+
+	/**
+	 * Runs an observation step so that a failing handler is logged and cannot change the
+	 * lock's outcome: a caller told the acquire failed while it holds the lock would
+	 * never release it.
+	 */
+	static Observation safely(Supplier<Observation> step) {
+		try {
+			return step.get();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A lock observation handler failed", ex);
+			return Observation.NOOP;
+		}
 	}
 
 }

@@ -45,7 +45,7 @@ public record ReplicaAcknowledgement(int replicas, long timeoutMillis) {
 				}
 				long acknowledged = redis.execute((RedisCallback<Long>) (connection) -> waitFor(connection, keys));
 				if (acknowledged < ReplicaAcknowledgement.this.replicas) {
-					redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel());
+					redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel(), "1");
 					throw new NotAcknowledgedException(acknowledged + " of " + ReplicaAcknowledgement.this.replicas
 							+ " replicas acknowledged the acquisition within "
 							+ Durations.formatMillis(ReplicaAcknowledgement.this.timeoutMillis)

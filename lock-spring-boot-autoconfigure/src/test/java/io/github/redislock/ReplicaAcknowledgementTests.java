@@ -16,11 +16,14 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.lang.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.Mockito.mock;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -161,6 +164,15 @@ class ReplicaAcknowledgementTests {
 		lock.unlock();
 		held.unlock();
 		held.unlock();
+	}
+
+	@Test
+	void acknowledgementWithoutLettuceFailsWhenTheClientIsBuilt() {
+		RedisConnectionFactory notLettuce = mock(RedisConnectionFactory.class);
+		assertThatIllegalArgumentException()
+			.isThrownBy(
+					() -> RedisLockClient.builder(notLettuce).replicaAcknowledgement(1, Duration.ofMillis(100)).build())
+			.withMessageStartingWith("Replica acknowledgement needs a LettuceConnectionFactory");
 	}
 
 	@Test

@@ -65,6 +65,9 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 			@Nullable MeterRegistry meterRegistry, @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
 		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
 		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
+		Assert.isTrue(replicaAcknowledgement == null || isLettuce(connectionFactory),
+				() -> "Replica acknowledgement needs a LettuceConnectionFactory, but the connection factory is a "
+						+ connectionFactory.getClass().getName());
 		this.keyPrefix = keyPrefix;
 		LockCommands commands = new LockCommands(redisTemplate, replicaAcknowledgement);
 		Holds holds = new Holds();
@@ -133,10 +136,14 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	// Unless the factory says it is standalone, renew in per-slot batches: that is always
 	// valid, at the cost of more calls when many locks are held.
 	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
-		if (lettucePresent && connectionFactory instanceof LettuceConnectionFactory lettuce) {
-			return lettuce.isClusterAware();
+		if (isLettuce(connectionFactory)) {
+			return ((LettuceConnectionFactory) connectionFactory).isClusterAware();
 		}
 		return true;
+	}
+
+	private static boolean isLettuce(RedisConnectionFactory connectionFactory) {
+		return lettucePresent && connectionFactory instanceof LettuceConnectionFactory;
 	}
 
 }

@@ -11,6 +11,8 @@ import java.util.function.Supplier;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.lang.Nullable;
 import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.RedisLockException;
@@ -45,11 +47,47 @@ final class LockCommands {
 		// a re-entry changes no ownership, so a failover cannot turn it into a double
 		// grant: it needs no acknowledgement
 		Supplier<Long> write = (this.acknowledgement != null && holdsBefore == 0)
-				? () -> this.redis.execute(this.acknowledgement.acquire(keys, owner, leaseMillis))
-				: () -> this.redis.execute(LockScripts.LOCK, keys.lockAndFence(), Long.toString(leaseMillis), owner,
-						Integer.toString(holdsBefore));
+				? () -> this.redis.execute(acknowledgedAcquire(keys, owner, leaseMillis, this.acknowledgement))
+				: () -> lockScript(keys, owner, leaseMillis, holdsBefore);
 		return writeThenReconcile(keys, owner, "acquire", write,
 				(count, token) -> (count == holdsBefore + 1) ? token : 0L);
+	}
+
+	private Long lockScript(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
+		return this.redis.execute(LockScripts.LOCK, keys.lockAndFence(), Long.toString(leaseMillis), owner,
+				Integer.toString(holdsBefore));
+	}
+
+	private Long unlockScript(LockKeys keys, String owner, int holdsBefore) {
+		return this.redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel(),
+				Integer.toString(holdsBefore));
+	}
+
+	// The script and the WAIT on one bound connection: WAIT counts that connection's own
+	// writes. An acquisition that is not acknowledged, or whose WAIT fails, is released
+	// again, so that nothing is left held that no hold of this client knows of.
+	private SessionCallback<Long> acknowledgedAcquire(LockKeys keys, String owner, long leaseMillis,
+			ReplicaAcknowledgement acknowledgement) {
+		return new SessionCallback<>() {
+
+			@Override
+			public <K, V> Long execute(RedisOperations<K, V> operations) {
+				Long token = lockScript(keys, owner, leaseMillis, 0);
+				if (token == null || token <= 0) {
+					return token;
+				}
+				try {
+					acknowledgement.require(LockCommands.this.redis
+						.execute((RedisCallback<Long>) (connection) -> acknowledgement.waitFor(connection, keys)));
+				}
+				catch (RuntimeException ex) {
+					unlockScript(keys, owner, 1);
+					throw ex;
+				}
+				return token;
+			}
+
+		};
 	}
 
 	/**
@@ -59,9 +97,7 @@ final class LockCommands {
 	 */
 	long release(LockKeys keys, String owner, int holdsBefore) {
 		for (;;) {
-			Long left = writeThenReconcile(keys, owner, "release",
-					() -> this.redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel(),
-							Integer.toString(holdsBefore)),
+			Long left = writeThenReconcile(keys, owner, "release", () -> unlockScript(keys, owner, holdsBefore),
 					(count, token) -> (count == holdsBefore - 1) ? (long) count : null);
 			if (left != null) {
 				return left;

@@ -9,62 +9,38 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.RedisOperations;
-import org.springframework.data.redis.core.SessionCallback;
-import org.springframework.util.ClassUtils;
+import org.springframework.lang.Nullable;
 
 /**
- * Makes an acquisition wait until replicas have it ({@code WAIT}), so that a failover
- * right after cannot lose it and let a second client take the same lock. {@code WAIT}
- * counts the writes of its own connection, so the script and the {@code WAIT} run on one
- * connection, bound for the two commands. An acquisition that not enough replicas
- * acknowledge in time is released again and fails.
+ * How many replicas must have an acquisition ({@code WAIT}) before it counts, so that a
+ * failover right after cannot lose it and let a second client take the same lock; used by
+ * {@link LockCommands}. Needs Lettuce, checked when the client is built.
  *
  * @param replicas how many replicas must acknowledge
  * @param timeoutMillis how long to wait for them
  */
 public record ReplicaAcknowledgement(int replicas, long timeoutMillis) {
 
-	private static final boolean lettucePresent = ClassUtils.isPresent("io.lettuce.core.RedisClient",
-			ReplicaAcknowledgement.class.getClassLoader());
-
-	SessionCallback<Long> acquire(LockKeys keys, String owner, long leaseMillis) {
-		return new SessionCallback<>() {
-
-			@Override
-			@SuppressWarnings("unchecked")
-			public <K, V> Long execute(RedisOperations<K, V> operations) throws DataAccessException {
-				RedisOperations<String, String> redis = (RedisOperations<String, String>) operations;
-				Long result = redis.execute(LockScripts.LOCK, keys.lockAndFence(), Long.toString(leaseMillis), owner,
-						"0");
-				if (result == null || result <= 0) {
-					return result;
-				}
-				long acknowledged = redis.execute((RedisCallback<Long>) (connection) -> waitFor(connection, keys));
-				if (acknowledged < ReplicaAcknowledgement.this.replicas) {
-					redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel(), "1");
-					throw new NotAcknowledgedException(acknowledged + " of " + ReplicaAcknowledgement.this.replicas
-							+ " replicas acknowledged the acquisition within "
-							+ Durations.formatMillis(ReplicaAcknowledgement.this.timeoutMillis)
-							+ ", so a failover could lose it; it was released again "
-							+ "(see redis-lock.replica-acknowledgement)");
-				}
-				return result;
-			}
-
-		};
+	/**
+	 * Waits until the replicas have this connection's writes, or the timeout passes.
+	 * @return how many replicas acknowledged
+	 */
+	long waitFor(RedisConnection connection, LockKeys keys) {
+		return LettuceWait.waitFor(connection.getNativeConnection(), keys.lockKey(), this.replicas, this.timeoutMillis);
 	}
 
-	private long waitFor(RedisConnection connection, LockKeys keys) {
-		Object nativeConnection = connection.getNativeConnection();
-		if (!lettucePresent || !(nativeConnection instanceof RedisClusterAsyncCommands<?, ?>)) {
-			throw new IllegalStateException("Replica acknowledgement needs Lettuce, but the connection is "
-					+ nativeConnection.getClass().getName());
+	/**
+	 * Fails when fewer replicas than required acknowledged.
+	 * @throws IllegalStateException saying how many did
+	 */
+	void require(@Nullable Long acknowledged) {
+		long count = (acknowledged != null) ? acknowledged : 0;
+		if (count < this.replicas) {
+			throw new IllegalStateException(count + " of " + this.replicas
+					+ " replicas acknowledged the acquisition within " + Durations.formatMillis(this.timeoutMillis)
+					+ ", so a failover could lose it; it was released again (see redis-lock.replica-acknowledgement)");
 		}
-		return LettuceWait.waitFor(nativeConnection, keys.lockKey(), this.replicas, this.timeoutMillis);
 	}
 
 	/**
@@ -87,15 +63,6 @@ public record ReplicaAcknowledgement(int replicas, long timeoutMillis) {
 			}
 			return LettuceFutures.awaitOrCancel(((RedisClusterAsyncCommands<byte[], byte[]>) nativeConnection)
 				.waitForReplication(replicas, timeoutMillis), timeoutMillis + 1000, TimeUnit.MILLISECONDS);
-		}
-
-	}
-
-	/** Too few replicas acknowledged an acquisition. */
-	static final class NotAcknowledgedException extends IllegalStateException {
-
-		NotAcknowledgedException(String message) {
-			super(message);
 		}
 
 	}

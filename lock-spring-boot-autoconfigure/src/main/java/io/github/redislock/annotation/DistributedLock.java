@@ -74,8 +74,9 @@ public @interface DistributedLock {
 	String leaseTime() default "";
 
 	/**
-	 * What the call does when the lock is not acquired within the wait time. Ignored when
-	 * a {@link #fallback()} is named.
+	 * What the call does when the lock is not acquired within the wait time. Leave it at
+	 * {@code THROW} when a {@link #fallback()} is named: the fallback answers then, and
+	 * {@code SKIP} with a fallback fails start-up.
 	 */
 	IfLocked ifLocked() default IfLocked.THROW;
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 
 import io.github.redislock.annotation.DistributedLock;
@@ -15,7 +16,9 @@ import io.github.redislock.annotation.IfLocked;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.EmbeddedValueResolverAware;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.lang.Nullable;
@@ -33,6 +36,15 @@ import org.springframework.util.StringValueResolver;
  * @since 0.1.0
  */
 public class AnnotationLockOperationSource implements LockOperationSource, EmbeddedValueResolverAware {
+
+	// Spring's reactive adapters know Reactor and the others only when they are present;
+	// a plain Reactive Streams Publisher is caught by name
+	@Nullable
+	private static final Class<?> reactiveStreamsPublisher = ClassUtils.isPresent("org.reactivestreams.Publisher",
+			AnnotationLockOperationSource.class.getClassLoader())
+					? ClassUtils.resolveClassName("org.reactivestreams.Publisher",
+							AnnotationLockOperationSource.class.getClassLoader())
+					: null;
 
 	private static final Object NOT_LOCKED = new Object();
 
@@ -115,8 +127,8 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		}
 		Duration waitTime = duration(annotation.waitTime(), "waitTime", where, this.defaultWaitTime);
 		Duration leaseTime = duration(annotation.leaseTime(), "leaseTime", where, this.defaultLeaseTime);
-		if (leaseTime != null && (leaseTime.isZero() || leaseTime.isNegative())) {
-			throw new IllegalStateException(where + ": leaseTime must be positive, was " + leaseTime);
+		if (leaseTime != null && leaseTime.toMillis() < 1) {
+			throw new IllegalStateException(where + ": leaseTime must be at least 1ms, was " + leaseTime);
 		}
 		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
 		checkReturnType(method, annotation.ifLocked(), fallback, where);
@@ -126,8 +138,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	private static void checkReturnType(Method method, IfLocked ifLocked, @Nullable String fallback, String where) {
 		Class<?> returnType = method.getReturnType();
-		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
-				|| isReactive(returnType)) {
+		if (isAsynchronous(method)) {
 			throw new IllegalStateException(where + " returns " + returnType.getSimpleName()
 					+ ": the lock would be released when the method returns, before the asynchronous work ends. "
 					+ "Lock inside the asynchronous task instead, e.g. with RedisLockClient.withLock(...).");
@@ -136,21 +147,21 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 			throw new IllegalStateException(
 					where + " sets both ifLocked = SKIP and fallback = '" + fallback + "'; choose one");
 		}
-		if (fallback == null && ifLocked == IfLocked.SKIP && returnType.isPrimitive() && returnType != void.class) {
+		if (ifLocked == IfLocked.SKIP && returnType.isPrimitive() && returnType != void.class) {
 			throw new IllegalStateException(where + " uses ifLocked = SKIP but returns " + returnType.getName()
 					+ ", which cannot be null; return a wrapper type or Optional, or name a fallback");
 		}
 	}
 
-	private static boolean isReactive(Class<?> type) {
-		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
-			for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(candidate)) {
-				if (implemented.getName().equals("org.reactivestreams.Publisher")) {
-					return true;
-				}
-			}
-		}
-		return type.getName().equals("org.reactivestreams.Publisher");
+	// Futures, and whatever Spring knows to adapt as reactive (Reactor, RxJava, Mutiny,
+	// Kotlin Flow, Flow.Publisher), and Kotlin suspending functions.
+	private static boolean isAsynchronous(Method method) {
+		Class<?> returnType = method.getReturnType();
+		return CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
+				|| Flow.Publisher.class.isAssignableFrom(returnType)
+				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType) != null
+				|| KotlinDetector.isSuspendingFunction(method)
+				|| (reactiveStreamsPublisher != null && reactiveStreamsPublisher.isAssignableFrom(returnType));
 	}
 
 	@Nullable
@@ -159,13 +170,9 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 			return fallback;
 		}
 		String resolved = resolve(value, attribute, where).trim();
-		if (resolved.contains("${")) {
-			throw new IllegalStateException(
-					where + ": " + attribute + " '" + value + "' has a placeholder that no property resolves");
-		}
 		Duration duration;
 		try {
-			duration = resolved.equals("0") ? Duration.ZERO : DurationFormatterUtils.detectAndParse(resolved);
+			duration = DurationFormatterUtils.detectAndParse(resolved);
 		}
 		catch (IllegalArgumentException | DateTimeParseException ex) {
 			throw new IllegalStateException(where + ": " + attribute + " '" + value + "'"
@@ -182,13 +189,18 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		if (this.valueResolver == null) {
 			return value;
 		}
+		String resolved;
 		try {
-			String resolved = this.valueResolver.resolveStringValue(value);
-			return (resolved != null) ? resolved : value;
+			resolved = this.valueResolver.resolveStringValue(value);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException(where + ": " + attribute + " '" + value + "': " + ex.getMessage(), ex);
 		}
+		if (resolved != null && resolved.contains("${")) {
+			throw new IllegalStateException(
+					where + ": " + attribute + " '" + value + "' has a placeholder that no property resolves");
+		}
+		return (resolved != null) ? resolved : value;
 	}
 
 }

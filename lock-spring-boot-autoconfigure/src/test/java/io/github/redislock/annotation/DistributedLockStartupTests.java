@@ -58,6 +58,18 @@ class DistributedLockStartupTests {
 	}
 
 	@Test
+	void unresolvablePlaceholderInTheNameFailsStartupSayingSo() {
+		assertStartupFails(PlaceholderName.class, "@DistributedLock on PlaceholderName.ship(String): "
+				+ "name '${shipping.lock}' has a placeholder that no property resolves");
+	}
+
+	@Test
+	void leaseShorterThanAMillisecondFailsStartup() {
+		assertStartupFails(SubMillisecondLease.class,
+				"@DistributedLock on SubMillisecondLease.ship(String): leaseTime must be at least 1ms, was PT0.0005S");
+	}
+
+	@Test
 	void missingFallbackBeanFailsStartup() {
 		assertStartupFails(MissingFallback.class, "@DistributedLock on MissingFallback.ship(String) names fallback "
 				+ "'nowhere', but there is no LockFallback bean of that name");
@@ -120,6 +132,22 @@ class DistributedLockStartupTests {
 	static class MissingPlaceholder {
 
 		@DistributedLock(key = "#id", leaseTime = "${shipping.lease}")
+		public void ship(String id) {
+		}
+
+	}
+
+	static class PlaceholderName {
+
+		@DistributedLock(name = "${shipping.lock}", key = "#id")
+		public void ship(String id) {
+		}
+
+	}
+
+	static class SubMillisecondLease {
+
+		@DistributedLock(key = "#id", leaseTime = "500us")
 		public void ship(String id) {
 		}
 

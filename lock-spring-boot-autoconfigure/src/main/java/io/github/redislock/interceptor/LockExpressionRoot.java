@@ -8,7 +8,7 @@ import java.lang.reflect.Method;
  *
  * @since 0.1.0
  */
-public final class LockExpressionRoot {
+final class LockExpressionRoot {
 
 	private final Method method;
 

@@ -2,6 +2,8 @@ package io.github.redislock.interceptor;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.github.redislock.LockNotAcquiredException;
@@ -37,6 +39,8 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	private BeanFactory beanFactory;
 
 	private LockKeyEvaluator evaluator = new LockKeyEvaluator(null);
+
+	private final Map<String, LockFallback> fallbacks = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates an interceptor.
@@ -132,14 +136,16 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		throw exception;
 	}
 
+	// looked up once per name: a contended call should not search the bean factory
 	private LockFallback fallback(LockOperation operation) {
-		String name = operation.getFallback();
-		if (this.beanFactory == null || !this.beanFactory.containsBean(name)
-				|| !this.beanFactory.isTypeMatch(name, LockFallback.class)) {
-			throw new IllegalStateException("@DistributedLock on " + operation.describeMethod() + " names fallback '"
-					+ name + "', but there is no LockFallback bean of that name");
-		}
-		return this.beanFactory.getBean(name, LockFallback.class);
+		return this.fallbacks.computeIfAbsent(operation.getFallback(), (name) -> {
+			if (this.beanFactory == null || !this.beanFactory.containsBean(name)
+					|| !this.beanFactory.isTypeMatch(name, LockFallback.class)) {
+				throw new IllegalStateException("@DistributedLock on " + operation.describeMethod()
+						+ " names fallback '" + name + "', but there is no LockFallback bean of that name");
+			}
+			return this.beanFactory.getBean(name, LockFallback.class);
+		});
 	}
 
 }

@@ -1,12 +1,9 @@
 package io.github.redislock.interceptor;
 
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -22,13 +19,15 @@ import org.springframework.util.ObjectUtils;
  */
 final class LockKeyEvaluator {
 
-	@Nullable
-	private final BeanFactoryResolver beanResolver;
-
-	private final Map<Method, String[][]> variableNames = new ConcurrentHashMap<>();
+	// Holds the accessors, resolvers and bean resolver every call shares, so that their
+	// caches (reflective getter lookups) live as long as the evaluator, as in Spring's
+	// cache abstraction.
+	private final StandardEvaluationContext template = new StandardEvaluationContext();
 
 	LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
-		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+		if (beanFactory != null) {
+			this.template.setBeanResolver(new BeanFactoryResolver(beanFactory));
+		}
 	}
 
 	/**
@@ -100,26 +99,14 @@ final class LockKeyEvaluator {
 			Object[] arguments) {
 		StandardEvaluationContext context = new StandardEvaluationContext(
 				new LockExpressionRoot(operation.getMethod(), arguments, target, targetClass));
-		if (this.beanResolver != null) {
-			context.setBeanResolver(this.beanResolver);
-		}
-		String[][] names = this.variableNames.computeIfAbsent(operation.getMethod(), LockKeyEvaluator::variableNames);
+		this.template.applyDelegatesTo(context);
+		String[][] names = operation.variableNames();
 		for (int i = 0; i < arguments.length; i++) {
 			for (String name : names[i]) {
 				context.setVariable(name, arguments[i]);
 			}
 		}
 		return context;
-	}
-
-	private static String[][] variableNames(Method method) {
-		String[] parameterNames = KeyExpressionParser.parameterNamesOf(method);
-		String[][] names = new String[method.getParameterCount()][];
-		for (int i = 0; i < names.length; i++) {
-			names[i] = (parameterNames != null) ? new String[] { parameterNames[i], "p" + i, "a" + i }
-					: new String[] { "p" + i, "a" + i };
-		}
-		return names;
 	}
 
 	private static String where(LockOperation operation, LockOperation.KeyExpression key) {

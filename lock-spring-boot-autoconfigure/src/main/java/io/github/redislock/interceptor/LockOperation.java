@@ -37,6 +37,8 @@ public final class LockOperation {
 
 	private final IfLeaseLost ifLeaseLost;
 
+	private final String[][] variableNames;
+
 	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
 			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost) {
 		this.method = method;
@@ -47,6 +49,7 @@ public final class LockOperation {
 		this.ifLocked = ifLocked;
 		this.fallback = fallback;
 		this.ifLeaseLost = ifLeaseLost;
+		this.variableNames = variableNames(method);
 	}
 
 	/** The annotated method. */
@@ -89,6 +92,24 @@ public final class LockOperation {
 	/** What a call does when its lease turns out lost on release. */
 	public IfLeaseLost getIfLeaseLost() {
 		return this.ifLeaseLost;
+	}
+
+	/**
+	 * The names under which each argument is a SpEL variable: its parameter name (when
+	 * compiled with {@code -parameters}), {@code p<i>} and {@code a<i>}.
+	 */
+	String[][] variableNames() {
+		return this.variableNames;
+	}
+
+	private static String[][] variableNames(Method method) {
+		String[] parameterNames = KeyExpressionParser.parameterNamesOf(method);
+		String[][] names = new String[method.getParameterCount()][];
+		for (int i = 0; i < names.length; i++) {
+			names[i] = (parameterNames != null) ? new String[] { parameterNames[i], "p" + i, "a" + i }
+					: new String[] { "p" + i, "a" + i };
+		}
+		return names;
 	}
 
 	List<KeyExpression> keys() {

@@ -27,10 +27,6 @@ final class DefaultRedisLock implements RedisLock {
 		this.engine = engine;
 	}
 
-	LockKeys keys() {
-		return this.keys;
-	}
-
 	@Override
 	public String getName() {
 		return this.keys.name();

@@ -92,13 +92,7 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 
 	@Override
 	public RedisLock getLock(String name) {
-		Assert.notNull(name, "Lock name must not be null");
-		Assert.isTrue(!name.isBlank(), "Lock name must not be blank");
-		Assert.isTrue(name.length() <= MAX_NAME_LENGTH, () -> "Lock name must be at most " + MAX_NAME_LENGTH
-				+ " characters, was " + name.length() + ": '" + name.substring(0, 60) + "...'");
-		Assert.isTrue(name.indexOf('{') < 0 && name.indexOf('}') < 0, () -> "Lock name '" + name
-				+ "' must not contain '{' or '}': the client wraps the name in a Redis Cluster hash tag");
-		return new DefaultRedisLock(LockKeys.of(this.keyPrefix, name), this.engine);
+		return new DefaultRedisLock(keys(name), this.engine);
 	}
 
 	@Override
@@ -114,8 +108,7 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	 * library's own monitoring.
 	 */
 	public LockState lockState(String name) {
-		DefaultRedisLock lock = (DefaultRedisLock) getLock(name);
-		return this.engine.state(lock.keys());
+		return this.engine.state(keys(name));
 	}
 
 	/** Whether an owner of {@link LockState#holders()} is a thread of this client. */
@@ -131,6 +124,16 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	@Override
 	public String toString() {
 		return "RedisLockClient[id=" + this.clientId + ", keyPrefix=" + this.keyPrefix + "]";
+	}
+
+	private LockKeys keys(String name) {
+		Assert.notNull(name, "Lock name must not be null");
+		Assert.isTrue(!name.isBlank(), "Lock name must not be blank");
+		Assert.isTrue(name.length() <= MAX_NAME_LENGTH, () -> "Lock name must be at most " + MAX_NAME_LENGTH
+				+ " characters, was " + name.length() + ": '" + name.substring(0, 60) + "...'");
+		Assert.isTrue(name.indexOf('{') < 0 && name.indexOf('}') < 0, () -> "Lock name '" + name
+				+ "' must not contain '{' or '}': the client wraps the name in a Redis Cluster hash tag");
+		return LockKeys.of(this.keyPrefix, name);
 	}
 
 	// Unless the factory says it is standalone, renew in per-slot batches: that is always

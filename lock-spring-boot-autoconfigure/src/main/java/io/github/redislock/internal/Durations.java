@@ -28,7 +28,7 @@ public final class Durations {
 		return String.format(java.util.Locale.ROOT, "%.3fs", millis / 1000.0).replaceAll("0+s$", "s");
 	}
 
-	public static String formatMillis(long millis) {
+	static String formatMillis(long millis) {
 		return format(Duration.ofMillis(millis));
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -250,17 +251,17 @@ final class LockCommands {
 	 * run, and will once the migration is over.
 	 */
 	static boolean isSlotMigrating(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN")) {
-				return true;
-			}
-		}
-		return false;
+		return anyCause(ex, (cause) -> cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN"));
 	}
 
 	private static boolean isInterruption(Throwable ex) {
+		return anyCause(ex, (cause) -> cause instanceof InterruptedException
+				|| cause.getClass().getSimpleName().contains("Interrupted"));
+	}
+
+	private static boolean anyCause(Throwable ex, Predicate<Throwable> test) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof InterruptedException || cause.getClass().getSimpleName().contains("Interrupted")) {
+			if (test.test(cause)) {
 				return true;
 			}
 		}

@@ -21,7 +21,7 @@ import org.springframework.context.annotation.Bean;
  * @since 0.1.0
  */
 @AutoConfiguration(before = RedisLockAutoConfiguration.class)
-@ConditionalOnClass({ MeterRegistry.class, RedisLockClient.class })
+@ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "redis-lock.enabled", matchIfMissing = true)
 public final class RedisLockMetricsAutoConfiguration {
 

@@ -7,8 +7,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import io.github.redislock.testsupport.RedisServers;
+
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -28,10 +29,8 @@ public final class CounterWorker {
 		String counter = args[3];
 		int threads = Integer.parseInt(args[4]);
 		int iterations = Integer.parseInt(args[5]);
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = RedisServers.connectionFactory(new RedisStandaloneConfiguration(host, port),
+				Duration.ofSeconds(5));
 		StringRedisTemplate redisTemplate = new StringRedisTemplate(factory);
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		try (RedisLockClient client = RedisLockClient.builder(redisTemplate).build()) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -12,12 +13,15 @@ import java.util.function.Supplier;
 import io.github.redislock.internal.DefaultRedisLockClient;
 import io.github.redislock.internal.LockEngine;
 import io.github.redislock.testsupport.RedisServerExtension;
+import io.github.redislock.testsupport.RedisServers;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.data.redis.connection.RedisConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -50,13 +54,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	 * @param commandTimeout how long a command may take before it fails
 	 */
 	static LockTestClients on(Supplier<RedisConfiguration> configuration, Duration commandTimeout) {
-		return new LockTestClients(() -> {
-			LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration.get(),
-					LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
-			factory.afterPropertiesSet();
-			factory.start();
-			return factory;
-		});
+		return new LockTestClients(() -> RedisServers.connectionFactory(configuration.get(), commandTimeout));
 	}
 
 	RedisLockClient newClient() {
@@ -85,6 +83,18 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		LettuceConnectionFactory factory = this.connectionFactories.get();
 		this.resources.add(factory::destroy);
 		return factory;
+	}
+
+	/** Records the type of every command the factory's client sends, in order. */
+	static List<String> recordCommands(LettuceConnectionFactory factory) {
+		List<String> commands = new CopyOnWriteArrayList<>();
+		((AbstractRedisClient) factory.getNativeClient()).addListener(new CommandListener() {
+			@Override
+			public void commandStarted(CommandStartedEvent event) {
+				commands.add(event.getCommand().getType().toString());
+			}
+		});
+		return commands;
 	}
 
 	static LockEngine engine(RedisLockClient client) {

@@ -4,13 +4,13 @@ import java.time.Duration;
 
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
+import io.github.redislock.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,11 +40,8 @@ class NetworkFaultTests {
 	@BeforeEach
 	void connectThroughProxy() {
 		this.proxy = FaultProxy.start(redis.server().host(), redis.server().port());
-		this.connectionFactory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()),
-				LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT).build());
-		this.connectionFactory.afterPropertiesSet();
-		this.connectionFactory.start();
+		this.connectionFactory = RedisServers
+			.connectionFactory(new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()), COMMAND_TIMEOUT);
 		this.client = RedisLockClient.builder(this.connectionFactory).build();
 		this.direct = new LockTestClients(redis);
 	}

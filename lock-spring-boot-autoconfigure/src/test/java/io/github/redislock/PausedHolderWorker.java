@@ -5,8 +5,9 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import io.github.redislock.testsupport.RedisServers;
+
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -22,11 +23,8 @@ public final class PausedHolderWorker {
 	}
 
 	public static void main(String[] args) throws Exception {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = RedisServers.connectionFactory(
+				new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])), Duration.ofSeconds(2));
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
 		FencedStore store = new FencedStore(redis, args[3], Boolean.parseBoolean(args[4]));
 		try (RedisLockClient client = RedisLockClient.builder(redis)

@@ -9,9 +9,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redislock.testsupport.RedisServerExtension;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.event.command.CommandListener;
-import io.lettuce.core.event.command.CommandStartedEvent;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -90,7 +87,7 @@ class RedisLockTests {
 	@Test
 	void uncontendedAcquireAndReleaseAreOneRoundTripEach() {
 		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
-		List<String> commands = recordCommands(factory);
+		List<String> commands = LockTestClients.recordCommands(factory);
 		RedisLockClient counted = RedisLockClient.builder(factory).build();
 		try {
 			RedisLock lock = counted.getLock(LockTestClients.uniqueName());
@@ -388,17 +385,6 @@ class RedisLockTests {
 		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
 		assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class)
 			.hasMessageContaining("does not support conditions");
-	}
-
-	private static List<String> recordCommands(LettuceConnectionFactory factory) {
-		List<String> commands = new java.util.concurrent.CopyOnWriteArrayList<>();
-		((AbstractRedisClient) factory.getNativeClient()).addListener(new CommandListener() {
-			@Override
-			public void commandStarted(CommandStartedEvent event) {
-				commands.add(event.getCommand().getType().toString());
-			}
-		});
-		return commands;
 	}
 
 	@Test

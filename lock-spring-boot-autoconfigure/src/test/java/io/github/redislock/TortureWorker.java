@@ -18,8 +18,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import io.github.redislock.testsupport.RedisServers;
+
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -43,10 +44,8 @@ public final class TortureWorker {
 		long endMillis = Long.parseLong(args[4]);
 		Path counters = Path.of(args[5]);
 		long seed = Long.parseLong(args[6]);
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(2)).build());
-		factory.afterPropertiesSet();
-		factory.start();
+		LettuceConnectionFactory factory = RedisServers.connectionFactory(new RedisStandaloneConfiguration(host, port),
+				Duration.ofSeconds(2));
 		ConcurrentLinkedQueue<String> holds = new ConcurrentLinkedQueue<>();
 		AtomicLong failures = new AtomicLong();
 		try (FileChannel channel = FileChannel.open(counters, StandardOpenOption.READ, StandardOpenOption.WRITE);

@@ -4,15 +4,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.testsupport.RedisServerExtension;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.event.command.CommandListener;
-import io.lettuce.core.event.command.CommandStartedEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -63,13 +59,7 @@ class WaitingTests {
 		RedisLock holder = this.clients.newClient().getLock(name);
 		holder.lock();
 		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
-		List<String> commands = new CopyOnWriteArrayList<>();
-		((AbstractRedisClient) factory.getNativeClient()).addListener(new CommandListener() {
-			@Override
-			public void commandStarted(CommandStartedEvent event) {
-				commands.add(event.getCommand().getType().toString());
-			}
-		});
+		List<String> commands = LockTestClients.recordCommands(factory);
 		CountDownLatch firstAcquired = new CountDownLatch(1);
 		CountDownLatch finish = new CountDownLatch(1);
 		try (RedisLockClient waiting = RedisLockClient.builder(factory).build()) {

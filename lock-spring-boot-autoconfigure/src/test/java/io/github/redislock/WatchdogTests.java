@@ -6,9 +6,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redislock.internal.LockEngine;
 import io.github.redislock.testsupport.RedisServerExtension;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.event.command.CommandListener;
-import io.lettuce.core.event.command.CommandStartedEvent;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -109,13 +106,7 @@ class WatchdogTests {
 	@Test
 	void oneRenewalRoundRenewsManyLocksInFewScriptCalls() throws Exception {
 		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
-		List<String> commands = new CopyOnWriteArrayList<>();
-		((AbstractRedisClient) factory.getNativeClient()).addListener(new CommandListener() {
-			@Override
-			public void commandStarted(CommandStartedEvent event) {
-				commands.add(event.getCommand().getType().toString());
-			}
-		});
+		List<String> commands = LockTestClients.recordCommands(factory);
 		try (RedisLockClient counted = RedisLockClient.builder(factory)
 			.watchdogTimeout(Duration.ofMinutes(10))
 			.build()) {

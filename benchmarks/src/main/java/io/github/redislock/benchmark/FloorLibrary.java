@@ -57,11 +57,6 @@ final class FloorLibrary implements LockLibrary {
 	}
 
 	@Override
-	public boolean isReentrant() {
-		return false;
-	}
-
-	@Override
 	public void close() {
 		this.connection.close();
 		this.client.shutdown();

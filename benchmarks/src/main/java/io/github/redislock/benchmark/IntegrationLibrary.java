@@ -46,11 +46,6 @@ final class IntegrationLibrary implements LockLibrary {
 	}
 
 	@Override
-	public boolean isReentrant() {
-		return true;
-	}
-
-	@Override
 	public void close() {
 		this.registry.destroy();
 		this.connectionFactory.destroy();

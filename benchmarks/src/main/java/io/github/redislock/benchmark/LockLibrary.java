@@ -12,9 +12,6 @@ interface LockLibrary extends AutoCloseable {
 	/** Releases the named lock held by the calling thread. */
 	void unlock(String name);
 
-	/** Whether a thread may acquire a lock it already holds. */
-	boolean isReentrant();
-
 	@Override
 	void close();
 

@@ -46,11 +46,6 @@ final class RedisLockLibrary implements LockLibrary {
 	}
 
 	@Override
-	public boolean isReentrant() {
-		return true;
-	}
-
-	@Override
 	public void close() {
 		this.client.close();
 		this.connectionFactory.destroy();

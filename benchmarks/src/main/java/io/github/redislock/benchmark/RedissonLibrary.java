@@ -28,11 +28,6 @@ final class RedissonLibrary implements LockLibrary {
 	}
 
 	@Override
-	public boolean isReentrant() {
-		return true;
-	}
-
-	@Override
 	public void close() {
 		this.redisson.shutdown();
 	}

@@ -110,11 +110,6 @@ public final class FaultProxy implements AutoCloseable {
 		this.mode = Mode.PASS;
 	}
 
-	/** How many client connections are open now. */
-	public int openConnections() {
-		return this.sockets.size() / 2;
-	}
-
 	@Override
 	public void close() {
 		try {

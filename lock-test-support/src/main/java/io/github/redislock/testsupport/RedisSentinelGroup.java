@@ -2,7 +2,7 @@ package io.github.redislock.testsupport;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * A master, one replica and three sentinels watching them under the name
@@ -34,9 +34,10 @@ public final class RedisSentinelGroup implements AutoCloseable {
 	 */
 	public static RedisSentinelGroup start(long downAfterMillis) {
 		RedisProcess master = RedisProcess.start(new String[0]);
-		RedisProcess replica = RedisProcess.start("--replicaof", master.host(), Integer.toString(master.port()));
+		RedisProcess replica = null;
 		List<RedisProcess> sentinels = new ArrayList<>();
 		try {
+			replica = RedisProcess.start("--replicaof", master.host(), Integer.toString(master.port()));
 			for (int i = 0; i < 3; i++) {
 				sentinels.add(RedisProcess.startSentinel(
 						List.of("sentinel monitor " + MASTER_NAME + " " + master.host() + " " + master.port() + " 2",
@@ -44,17 +45,20 @@ public final class RedisSentinelGroup implements AutoCloseable {
 								"sentinel failover-timeout " + MASTER_NAME + " 10000",
 								"sentinel parallel-syncs " + MASTER_NAME + " 1")));
 			}
-			RedisSentinelGroup group = new RedisSentinelGroup(master, replica, sentinels);
-			group.await(() -> replica.command("INFO", "replication").contains("master_link_status:up"),
+			RedisProcess syncing = replica;
+			Polling.awaitCondition(
+					tolerant(() -> syncing.command("INFO", "replication").contains("master_link_status:up")),
 					"the replica to sync");
-			group.await(() -> sentinels.stream()
-				.allMatch((sentinel) -> sentinel.command("SENTINEL", "REPLICAS", MASTER_NAME).contains("slave")),
+			Polling.awaitCondition(tolerant(() -> sentinels.stream()
+				.allMatch((sentinel) -> sentinel.command("SENTINEL", "REPLICAS", MASTER_NAME).contains("slave"))),
 					"the sentinels to discover the replica");
-			return group;
+			return new RedisSentinelGroup(master, replica, sentinels);
 		}
 		catch (RuntimeException ex) {
 			sentinels.forEach(RedisProcess::close);
-			replica.close();
+			if (replica != null) {
+				replica.close();
+			}
 			master.close();
 			throw ex;
 		}
@@ -72,11 +76,6 @@ public final class RedisSentinelGroup implements AutoCloseable {
 		return this.master;
 	}
 
-	/** The first replica. */
-	public RedisServer replica() {
-		return this.replica;
-	}
-
 	/** The port of the server the sentinels currently name as master. */
 	public int currentMasterPort() {
 		String[] address = this.sentinels.get(0)
@@ -92,26 +91,16 @@ public final class RedisSentinelGroup implements AutoCloseable {
 		this.master.close();
 	}
 
-	private void await(java.util.function.BooleanSupplier condition, String what) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-		while (System.nanoTime() < deadline) {
+	// a server that is still starting answers with an error: not yet
+	private static BooleanSupplier tolerant(BooleanSupplier condition) {
+		return () -> {
 			try {
-				if (condition.getAsBoolean()) {
-					return;
-				}
+				return condition.getAsBoolean();
 			}
 			catch (RuntimeException notYet) {
-				// a server that is still starting
+				return false;
 			}
-			try {
-				Thread.sleep(50);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}
-		throw new IllegalStateException("Timed out after 20s waiting for " + what);
+		};
 	}
 
 }

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -93,12 +92,8 @@ public final class RedisServerExtension
 	 * @param commandTimeout how long a command may take before it fails
 	 */
 	public LettuceConnectionFactory newConnectionFactory(Duration commandTimeout) {
-		RedisStandaloneConfiguration standalone = new RedisStandaloneConfiguration(server().host(), server().port());
-		LettuceClientConfiguration client = LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(standalone, client);
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+		return RedisServers.connectionFactory(new RedisStandaloneConfiguration(server().host(), server().port()),
+				commandTimeout);
 	}
 
 	/**

@@ -1,6 +1,11 @@
 package io.github.redislock.testsupport;
 
+import java.time.Duration;
 import java.util.Locale;
+
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Chooses how a test gets its Redis: a Testcontainers container when a Docker engine
@@ -38,6 +43,21 @@ public final class RedisServers {
 				These tests need a real Redis, but neither a Docker engine nor a 'redis-server' executable was found.
 				Install Redis (Debian/Ubuntu: 'sudo apt-get install -y redis-server', macOS: 'brew install redis'),
 				or put redis-server on the PATH, or set REDIS_SERVER to its path, or start a Docker engine.""");
+	}
+
+	/**
+	 * A new, started Lettuce connection factory for any topology (standalone, Cluster,
+	 * Sentinel). The caller destroys it.
+	 * @param configuration where Redis is
+	 * @param commandTimeout how long a command may take before it fails
+	 */
+	public static LettuceConnectionFactory connectionFactory(RedisConfiguration configuration,
+			Duration commandTimeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 }

@@ -50,11 +50,6 @@ public final class SlotMigration {
 		return this.slot;
 	}
 
-	/** The master that served the slot, to ask it directly. */
-	public RedisServer source() {
-		return this.source;
-	}
-
 	/** The master that serves the slot once the migration is finished. */
 	public RedisServer destination() {
 		return this.destination;
@@ -75,7 +70,7 @@ public final class SlotMigration {
 	 * skipped.
 	 * @return how many keys were listed for the move; 0 once the source has none left
 	 */
-	public int moveKeys(int count) {
+	private int moveKeys(int count) {
 		String listed = this.source.command("CLUSTER", "GETKEYSINSLOT", Integer.toString(this.slot),
 				Integer.toString(count));
 		if (listed.isEmpty()) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -164,6 +165,39 @@ class ReplicaAcknowledgementTests {
 		lock.unlock();
 		held.unlock();
 		held.unlock();
+	}
+
+	@Test
+	void anInterruptWhileWaitingForTheReplicaGivesTheLockBack() throws Exception {
+		RedisServer master = start(RedisServers.start());
+		RedisServer replica = start(RedisServers.start("--replicaof", master.host(), Integer.toString(master.port())));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> replica.command("INFO", "replication").contains("master_link_status:up"));
+		RedisLockClient client = client(master, Duration.ofMillis(1500));
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		String key = "lock:{" + lock.getName() + "}";
+		replica.pause();
+		try {
+			Thread[] acquirer = new Thread[1];
+			CompletableFuture<Object> outcome = CompletableFuture.supplyAsync(() -> {
+				acquirer[0] = Thread.currentThread();
+				try {
+					return lock.tryLock(Duration.ofSeconds(10), null);
+				}
+				catch (InterruptedException | RedisLockException ex) {
+					return ex;
+				}
+			});
+			// the script ran: the acquisition waits for the replica now
+			await().atMost(Duration.ofSeconds(5)).until(() -> master.command("EXISTS", key).equals("1"));
+			acquirer[0].interrupt();
+			assertThat(outcome.get(10, TimeUnit.SECONDS)).as("the interrupted acquisition")
+				.isInstanceOfAny(InterruptedException.class, RedisLockException.class);
+			assertThat(master.command("EXISTS", key)).as("the lock, given back").isEqualTo("0");
+		}
+		finally {
+			replica.resume();
+		}
 	}
 
 	@Test

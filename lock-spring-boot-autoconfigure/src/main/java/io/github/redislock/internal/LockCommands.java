@@ -47,10 +47,20 @@ final class LockCommands {
 	long acquire(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
 		// a re-entry changes no ownership, so a failover cannot turn it into a double
 		// grant: it needs no acknowledgement
-		Supplier<Long> write = (this.acknowledgement != null && holdsBefore == 0)
-				? () -> this.redis.execute(acknowledgedAcquire(keys, owner, leaseMillis, this.acknowledgement))
-				: () -> lockScript(keys, owner, leaseMillis, holdsBefore);
-		return writeThenReconcile(keys, owner, "acquire", write,
+		if (this.acknowledgement != null && holdsBefore == 0) {
+			ReplicaAcknowledgement acknowledgement = this.acknowledgement;
+			// interrupted, it is unknown whether the replicas acknowledged: give the lock
+			// back rather than hold one a failover could lose
+			return writeThenReconcile(keys, owner, "acquire",
+					() -> this.redis.execute(acknowledgedAcquire(keys, owner, leaseMillis, acknowledgement)),
+					(count, token) -> {
+						if (count == 1) {
+							unlockScript(keys, owner, 1);
+						}
+						return 0L;
+					});
+		}
+		return writeThenReconcile(keys, owner, "acquire", () -> lockScript(keys, owner, leaseMillis, holdsBefore),
 				(count, token) -> (count == holdsBefore + 1) ? token : 0L);
 	}
 

@@ -146,6 +146,8 @@ public interface RedisLockClient extends AutoCloseable {
 
 		private Duration watchdogTimeout = Duration.ofSeconds(30);
 
+		private Duration commandTimeout = Duration.ofSeconds(2);
+
 		private Consumer<LeaseLostEvent> leaseLostListener = (event) -> {
 		};
 
@@ -185,6 +187,26 @@ public interface RedisLockClient extends AutoCloseable {
 			Assert.isTrue(watchdogTimeout.compareTo(Duration.ofMillis(300)) >= 0,
 					() -> "watchdogTimeout must be at least 300ms, was " + watchdogTimeout);
 			this.watchdogTimeout = watchdogTimeout;
+			return this;
+		}
+
+		/**
+		 * The longest a single lock command (an acquire attempt, a release, a renewal, a
+		 * status read) waits for Redis' answer (default 2 s), independent of the
+		 * connection factory's own command timeout (Lettuce's default is 60 s). An
+		 * acquisition therefore returns within its wait time plus this, and a release
+		 * within this; either then throws {@link RedisLockException}. An acquisition
+		 * whose answer did not arrive in time may still be granted by Redis later: the
+		 * client releases such a grant in the background as soon as Redis answers again,
+		 * so that it does not block others for a whole lease. Needs Lettuce; with another
+		 * client library only the library's own timeout applies. At least 10 ms.
+		 * @since 0.1.0
+		 */
+		public Builder commandTimeout(Duration commandTimeout) {
+			Assert.notNull(commandTimeout, "commandTimeout must not be null");
+			Assert.isTrue(commandTimeout.toMillis() >= 10,
+					() -> "commandTimeout must be at least 10ms, was " + commandTimeout);
+			this.commandTimeout = commandTimeout;
 			return this;
 		}
 
@@ -258,7 +280,8 @@ public interface RedisLockClient extends AutoCloseable {
 		/** Creates the client; it starts its watchdog thread. */
 		public RedisLockClient build() {
 			return new DefaultRedisLockClient(this.redisTemplate, this.keyPrefix, this.watchdogTimeout,
-					this.leaseLostListener, this.observationRegistry, this.meterRegistry, this.replicaAcknowledgement);
+					this.commandTimeout, this.leaseLostListener, this.observationRegistry, this.meterRegistry,
+					this.replicaAcknowledgement);
 		}
 
 	}

@@ -201,12 +201,13 @@ class ReplicaAcknowledgementTests {
 	}
 
 	@Test
-	void acknowledgementWithoutLettuceFailsWhenTheClientIsBuilt() {
+	void aClientWithoutLettuceFailsWhenItIsBuilt() {
 		RedisConnectionFactory notLettuce = mock(RedisConnectionFactory.class);
 		assertThatIllegalArgumentException()
 			.isThrownBy(
 					() -> RedisLockClient.builder(notLettuce).replicaAcknowledgement(1, Duration.ofMillis(100)).build())
-			.withMessageStartingWith("Replica acknowledgement needs a LettuceConnectionFactory");
+			.withMessageStartingWith("redis-lock needs Lettuce")
+			.withMessageContaining(notLettuce.getClass().getName());
 	}
 
 	@Test

@@ -55,6 +55,7 @@ public final class RedisLockAutoConfiguration {
 		RedisLockClient.Builder builder = RedisLockClient.builder(redisTemplate)
 			.keyPrefix(properties.getKeyPrefix())
 			.watchdogTimeout(properties.getWatchdogTimeout())
+			.commandTimeout(properties.getCommandTimeout())
 			.leaseLostListener(eventPublisher::publishEvent);
 		RedisLockProperties.ReplicaAcknowledgement acknowledgement = properties.getReplicaAcknowledgement();
 		if (acknowledgement.getReplicas() > 0) {

@@ -53,6 +53,14 @@ public class RedisLockProperties {
 	private Duration watchdogTimeout = Duration.ofSeconds(30);
 
 	/**
+	 * Longest a single lock command (acquire, release, renewal, status read) waits for
+	 * Redis, whatever spring.data.redis.timeout says: an acquisition returns within its
+	 * wait time plus this, a release within this. An acquisition cut short this way is
+	 * released in the background once Redis answers again. At least 10ms.
+	 */
+	private Duration commandTimeout = Duration.ofSeconds(2);
+
+	/**
 	 * Order of the @DistributedLock advice among other advice (lower runs first, i.e.
 	 * outside). The default puts the lock outside @Transactional, so a transaction
 	 * commits before its lock is released.
@@ -109,6 +117,16 @@ public class RedisLockProperties {
 		Assert.isTrue(watchdogTimeout != null && watchdogTimeout.compareTo(Duration.ofMillis(300)) >= 0,
 				() -> "redis-lock.watchdog-timeout must be at least 300ms, was " + watchdogTimeout);
 		this.watchdogTimeout = watchdogTimeout;
+	}
+
+	public Duration getCommandTimeout() {
+		return this.commandTimeout;
+	}
+
+	public void setCommandTimeout(Duration commandTimeout) {
+		Assert.isTrue(commandTimeout != null && commandTimeout.toMillis() >= 10,
+				() -> "redis-lock.command-timeout must be at least 10ms, was " + commandTimeout);
+		this.commandTimeout = commandTimeout;
 	}
 
 	public int getAspectOrder() {

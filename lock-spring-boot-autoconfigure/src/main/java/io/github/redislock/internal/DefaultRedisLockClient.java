@@ -61,15 +61,20 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	 * @param replicaAcknowledgement what acquisitions wait for, or {@code null}
 	 */
 	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
-			Consumer<LeaseLostEvent> leaseLostListener, @Nullable ObservationRegistry observationRegistry,
-			@Nullable MeterRegistry meterRegistry, @Nullable ReplicaAcknowledgement replicaAcknowledgement) {
+			Duration commandTimeout, Consumer<LeaseLostEvent> leaseLostListener,
+			@Nullable ObservationRegistry observationRegistry, @Nullable MeterRegistry meterRegistry,
+			@Nullable ReplicaAcknowledgement replicaAcknowledgement) {
 		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
 		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
-		Assert.isTrue(replicaAcknowledgement == null || isLettuce(connectionFactory),
-				() -> "Replica acknowledgement needs a LettuceConnectionFactory, but the connection factory is a "
-						+ connectionFactory.getClass().getName());
+		// the engine waits for Lettuce's asynchronous replies itself, to bound every call
+		// by the lock command timeout and to survive interrupts
+		Assert.isTrue(isLettuce(connectionFactory),
+				() -> "redis-lock needs Lettuce (Spring Boot's default Redis client) and a LettuceConnectionFactory, "
+						+ "but the connection factory is a " + connectionFactory.getClass().getName()
+						+ "; remove the other client from the class path or define a LettuceConnectionFactory bean");
 		this.keyPrefix = keyPrefix;
-		LockCommands commands = new LockCommands(redisTemplate, replicaAcknowledgement);
+		LockCommands commands = new LockCommands(new RedisCalls(connectionFactory, commandTimeout.toMillis()),
+				replicaAcknowledgement);
 		Holds holds = new Holds();
 		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory,
 				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis());

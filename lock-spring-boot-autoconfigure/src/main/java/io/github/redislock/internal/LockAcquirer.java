@@ -65,6 +65,11 @@ final class LockAcquirer {
 		ReleaseSubscriptions.Waiters waiters = membership.waiters();
 		boolean tryNow = membership.subscribedHere();
 		try {
+			// joining does not give way to an interrupt (it would leave a half-made
+			// subscription); one that came meanwhile ends the wait here
+			if (interruptible && Thread.interrupted()) {
+				throw new InterruptedException();
+			}
 			for (;;) {
 				if (!interruptible && Thread.interrupted()) {
 					interrupted = true;
@@ -113,7 +118,7 @@ final class LockAcquirer {
 			return this.commands.acquire(keys, owner, lease, holdCountHere(keys, thread));
 		}
 		catch (RedisLockException ex) {
-			if (mayRetry && LockCommands.isSlotMigrating(ex)) {
+			if (mayRetry && RedisCalls.isSlotMigrating(ex)) {
 				logger.debug("Lock '" + keys.name() + "' is in a cluster slot being migrated; trying again shortly");
 				return SLOT_MIGRATING;
 			}

@@ -5,100 +5,74 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
-import org.springframework.core.NestedExceptionUtils;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
 import org.springframework.lang.Nullable;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.RedisOperations;
-import org.springframework.data.redis.core.SessionCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import io.github.redislock.RedisLockException;
 
 /**
- * The round trips to Redis, each one script or command. Turns client exceptions into
- * {@link RedisLockException} naming the lock, and makes every write safe against
- * interrupts: a pending interrupt must not cancel a command that Redis would still run,
- * and an interrupt that lands during the round trip leaves the outcome unknown, so it is
- * read back from Redis.
+ * The round trips to Redis, each one script or command, run through {@link RedisCalls}:
+ * bounded by the lock command timeout, safe against interrupts, failures turned into
+ * {@link RedisLockException} naming the lock. A call whose answer did not come throws
+ * {@link RedisCalls.OutcomeUnknownException}.
  */
 final class LockCommands {
 
-	private final StringRedisTemplate redis;
+	private final RedisCalls calls;
 
 	@Nullable
 	private final ReplicaAcknowledgement acknowledgement;
 
-	LockCommands(StringRedisTemplate redis, @Nullable ReplicaAcknowledgement acknowledgement) {
-		this.redis = redis;
+	LockCommands(RedisCalls calls, @Nullable ReplicaAcknowledgement acknowledgement) {
+		this.calls = calls;
 		this.acknowledgement = acknowledgement;
+	}
+
+	long timeoutMillis() {
+		return this.calls.timeoutMillis();
 	}
 
 	/**
 	 * Runs the acquire script.
-	 * @param holdsBefore this owner's hold count before the call, used to read back an
-	 * interrupted outcome
+	 * @param holdsBefore this owner's hold count before the call
 	 * @return the fencing token (> 0), or minus the holder's remaining lease, or 0 when
 	 * that is unknown
 	 */
 	long acquire(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
 		// a re-entry changes no ownership, so a failover cannot turn it into a double
 		// grant: it needs no acknowledgement
-		if (this.acknowledgement != null && holdsBefore == 0) {
-			ReplicaAcknowledgement acknowledgement = this.acknowledgement;
-			// interrupted, it is unknown whether the replicas acknowledged: give the lock
-			// back rather than hold one a failover could lose
-			return writeThenReconcile(keys, owner, "acquire",
-					() -> this.redis.execute(acknowledgedAcquire(keys, owner, leaseMillis, acknowledgement)),
-					(count, token) -> {
-						if (count == 1) {
-							unlockScript(keys, owner, 1);
-						}
-						return 0L;
-					});
-		}
-		return writeThenReconcile(keys, owner, "acquire", () -> lockScript(keys, owner, leaseMillis, holdsBefore),
-				(count, token) -> (count == holdsBefore + 1) ? token : 0L);
+		ReplicaAcknowledgement acknowledgement = (holdsBefore == 0) ? this.acknowledgement : null;
+		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
+		Long token = this.calls.call(describe("acquire", keys), extra, (redis) -> {
+			CompletionStage<Long> locked = lockScript(redis, keys, owner, leaseMillis, holdsBefore);
+			return (acknowledgement != null)
+					? locked.thenCompose((reply) -> acknowledged(redis, keys, owner, reply, acknowledgement)) : locked;
+		});
+		return (token != null) ? token : 0;
 	}
 
-	private Long lockScript(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
-		return this.redis.execute(LockScripts.LOCK, keys.lockAndFence(), Long.toString(leaseMillis), owner,
-				Integer.toString(holdsBefore));
-	}
-
-	private Long unlockScript(LockKeys keys, String owner, int holdsBefore) {
-		return this.redis.execute(LockScripts.UNLOCK, keys.lockOnly(), owner, keys.channel(),
-				Integer.toString(holdsBefore));
-	}
-
-	// The script and the WAIT on one bound connection: WAIT counts that connection's own
+	// The WAIT goes on the connection that ran the script: it counts that connection's
 	// writes. An acquisition that is not acknowledged, or whose WAIT fails, is released
 	// again, so that nothing is left held that no hold of this client knows of.
-	private SessionCallback<Long> acknowledgedAcquire(LockKeys keys, String owner, long leaseMillis,
-			ReplicaAcknowledgement acknowledgement) {
-		return new SessionCallback<>() {
-
-			@Override
-			public <K, V> Long execute(RedisOperations<K, V> operations) {
-				Long token = lockScript(keys, owner, leaseMillis, 0);
-				if (token == null || token <= 0) {
-					return token;
-				}
-				try {
-					acknowledgement.require(LockCommands.this.redis
-						.execute((RedisCallback<Long>) (connection) -> acknowledgement.waitFor(connection, keys)));
-				}
-				catch (RuntimeException ex) {
-					unlockScript(keys, owner, 1);
-					throw ex;
-				}
-				return token;
+	private CompletionStage<Long> acknowledged(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			String owner, @Nullable Long token, ReplicaAcknowledgement acknowledgement) {
+		if (token == null || token <= 0) {
+			return CompletableFuture.completedFuture(token);
+		}
+		return acknowledgement.waitFor(redis, keys).handle((acknowledged, failure) -> {
+			if (failure == null && acknowledgement.isEnough(acknowledged)) {
+				return CompletableFuture.completedFuture(token);
 			}
-
-		};
+			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
+					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
+			return unlockScript(redis, keys, owner, 1)
+				.<Long>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
+		}).thenCompose((next) -> next);
 	}
 
 	/**
@@ -107,19 +81,14 @@ final class LockCommands {
 	 * @return holds left, 0 when the lock became free, -1 when this owner held nothing
 	 */
 	long release(LockKeys keys, String owner, int holdsBefore) {
-		for (;;) {
-			Long left = writeThenReconcile(keys, owner, "release", () -> unlockScript(keys, owner, holdsBefore),
-					(count, token) -> (count == holdsBefore - 1) ? (long) count : null);
-			if (left != null) {
-				return left;
-			}
-			// interrupted before Redis ran it: the hold is unchanged, so release again
-		}
+		Long left = this.calls.call(describe("release", keys),
+				(redis) -> unlockScript(redis, keys, owner, holdsBefore));
+		return (left != null) ? left : -1;
 	}
 
 	boolean forceRelease(LockKeys keys) {
-		Long freed = call(keys, "force-unlock",
-				() -> this.redis.execute(LockScripts.FORCE_UNLOCK, keys.lockOnly(), keys.channel()));
+		Long freed = this.calls.call(describe("force-unlock", keys), (redis) -> RedisCalls.script(redis,
+				LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), keys.channel()));
 		return freed != null && freed == 1L;
 	}
 
@@ -128,13 +97,14 @@ final class LockCommands {
 	 */
 	List<Hold> renew(List<Hold> holds, long leaseMillis) {
 		List<String> keys = new ArrayList<>(holds.size());
-		Object[] args = new Object[holds.size() + 1];
+		String[] args = new String[holds.size() + 1];
 		args[0] = Long.toString(leaseMillis);
 		for (int i = 0; i < holds.size(); i++) {
 			keys.add(holds.get(i).keys().lockKey());
 			args[i + 1] = holds.get(i).owner();
 		}
-		List<?> lostPositions = this.redis.execute(LockScripts.RENEW, keys, args);
+		List<Object> lostPositions = this.calls.call("renew " + holds.size() + " lock lease(s)", (redis) -> RedisCalls
+			.<List<Object>>script(redis, LockScripts.RENEW, ScriptOutputType.MULTI, keys, args));
 		List<Hold> lost = new ArrayList<>();
 		if (lostPositions != null) {
 			for (Object position : lostPositions) {
@@ -145,42 +115,45 @@ final class LockCommands {
 	}
 
 	boolean exists(LockKeys keys) {
-		Boolean exists = call(keys, "read", () -> this.redis.hasKey(keys.lockKey()));
-		return Boolean.TRUE.equals(exists);
+		Long exists = this.calls.call(describe("read", keys),
+				(redis) -> redis.exists(RedisCalls.bytes(keys.lockKey())));
+		return exists != null && exists > 0;
 	}
 
-	/** The lock's hash and its PTTL, in one pipelined round trip. */
+	/** The lock's hash and its PTTL, pipelined in one round trip. */
 	LockState state(LockKeys keys) {
-		List<Object> replies = call(keys, "read",
-				() -> this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-					byte[] key = keys.lockKey().getBytes(StandardCharsets.UTF_8);
-					connection.hashCommands().hGetAll(key);
-					connection.keyCommands().pTtl(key);
-					return null;
-				}));
+		Object[] replies = this.calls.call(describe("read", keys), (redis) -> {
+			byte[] key = RedisCalls.bytes(keys.lockKey());
+			CompletableFuture<Map<byte[], byte[]>> hash = redis.hgetall(key).toCompletableFuture();
+			CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
+			return hash.thenCombine(ttl, (h, t) -> new Object[] { h, t });
+		});
 		Map<String, Integer> holders = new TreeMap<>();
 		Long token = null;
-		if (replies.get(0) instanceof Map<?, ?> hash) {
+		if (replies[0] instanceof Map<?, ?> hash) {
 			for (Map.Entry<?, ?> field : hash.entrySet()) {
-				if ("token".equals(field.getKey())) {
-					token = Long.valueOf(field.getValue().toString());
+				String name = text(field.getKey());
+				if ("token".equals(name)) {
+					token = Long.valueOf(text(field.getValue()));
 				}
 				else {
-					holders.put(field.getKey().toString(), Integer.valueOf(field.getValue().toString()));
+					holders.put(name, Integer.valueOf(text(field.getValue())));
 				}
 			}
 		}
-		long ttl = (replies.get(1) instanceof Number number) ? number.longValue() : -2;
+		long ttl = (replies[1] instanceof Number number) ? number.longValue() : -2;
 		return new LockState(keys.name(), keys.lockKey(), holders, token, ttl);
 	}
 
+	/** This owner's hold count as Redis has it. */
 	int holdCount(LockKeys keys, String owner) {
-		Object count = call(keys, "read", () -> this.redis.opsForHash().get(keys.lockKey(), owner));
-		return (count != null) ? Integer.parseInt(count.toString()) : 0;
+		byte[] count = this.calls.call(describe("read", keys),
+				(redis) -> redis.hget(RedisCalls.bytes(keys.lockKey()), RedisCalls.bytes(owner)));
+		return (count != null) ? Integer.parseInt(text(count)) : 0;
 	}
 
 	long remainingLeaseMillis(LockKeys keys) {
-		Long ttl = call(keys, "read", () -> this.redis.getExpire(keys.lockKey(), TimeUnit.MILLISECONDS));
+		Long ttl = this.calls.call(describe("read", keys), (redis) -> redis.pttl(RedisCalls.bytes(keys.lockKey())));
 		return (ttl != null) ? ttl : -2;
 	}
 
@@ -189,104 +162,33 @@ final class LockCommands {
 		if (lockKeys.isEmpty()) {
 			return List.of();
 		}
-		List<Object> ttls = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
-			for (String key : lockKeys) {
-				connection.keyCommands().pTtl(key.getBytes(StandardCharsets.UTF_8));
-			}
-			return null;
+		return this.calls.call("read the leases of " + lockKeys.size() + " lock(s)", (redis) -> {
+			List<CompletableFuture<Long>> ttls = lockKeys.stream()
+				.map((key) -> redis.pttl(RedisCalls.bytes(key)).toCompletableFuture())
+				.toList();
+			return CompletableFuture.allOf(ttls.toArray(CompletableFuture[]::new))
+				.thenApply((done) -> ttls.stream().map((ttl) -> (ttl.join() != null) ? ttl.join() : -2L).toList());
 		});
-		return ttls.stream().map((ttl) -> (ttl instanceof Number number) ? number.longValue() : -2L).toList();
 	}
 
-	/**
-	 * Runs a write with the interrupt status cleared, so a pending interrupt does not
-	 * cancel it, and restores the status afterwards. If an interrupt lands during the
-	 * round trip, the client gives up waiting for the answer although Redis runs the
-	 * command; the outcome is then read back and mapped by {@code readBack} (which
-	 * returns null when the write did not happen).
-	 */
-	private Long writeThenReconcile(LockKeys keys, String owner, String operation, Supplier<Long> write,
-			ReadBack readBack) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			return call(keys, operation, write);
-		}
-		catch (RedisLockException ex) {
-			if (!isInterruption(ex)) {
-				throw ex;
-			}
-			interrupted = true;
-			return readBackUninterruptibly(keys, owner, operation, readBack);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+	private static CompletionStage<Long> lockScript(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			String owner, long leaseMillis, int holdsBefore) {
+		return RedisCalls.script(redis, LockScripts.LOCK, ScriptOutputType.INTEGER, keys.lockAndFence(),
+				Long.toString(leaseMillis), owner, Integer.toString(holdsBefore));
 	}
 
-	private Long readBackUninterruptibly(LockKeys keys, String owner, String operation, ReadBack readBack) {
-		for (;;) {
-			Thread.interrupted();
-			try {
-				List<Object> state = call(keys, operation,
-						() -> this.redis.opsForHash().multiGet(keys.lockKey(), List.of(owner, "token")));
-				int count = (state.get(0) != null) ? Integer.parseInt(state.get(0).toString()) : 0;
-				long token = (state.get(1) != null) ? Long.parseLong(state.get(1).toString()) : 0;
-				return readBack.apply(count, token);
-			}
-			catch (RedisLockException ex) {
-				if (!isInterruption(ex)) {
-					throw ex;
-				}
-			}
-		}
+	private static CompletionStage<Long> unlockScript(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			String owner, int holdsBefore) {
+		return RedisCalls.script(redis, LockScripts.UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), owner,
+				keys.channel(), Integer.toString(holdsBefore));
 	}
 
-	private <T> T call(LockKeys keys, String operation, Supplier<T> command) {
-		try {
-			return command.get();
-		}
-		catch (RuntimeException ex) {
-			// DataAccessException mostly; Lettuce's own exceptions escape translation on
-			// some paths
-			throw new RedisLockException("Could not " + operation + " lock '" + keys.name() + "' (key '"
-					+ keys.lockKey() + "'): " + NestedExceptionUtils.getMostSpecificCause(ex).getMessage(), ex);
-		}
+	private static String describe(String operation, LockKeys keys) {
+		return operation + " lock '" + keys.name() + "' (key '" + keys.lockKey() + "')";
 	}
 
-	/**
-	 * Whether Redis refused the command because the lock's cluster slot is being migrated
-	 * and not all its keys are on one node yet ({@code TRYAGAIN}): the command did not
-	 * run, and will once the migration is over.
-	 */
-	static boolean isSlotMigrating(Throwable ex) {
-		return anyCause(ex, (cause) -> cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN"));
-	}
-
-	private static boolean isInterruption(Throwable ex) {
-		return anyCause(ex, (cause) -> cause instanceof InterruptedException
-				|| cause.getClass().getSimpleName().contains("Interrupted"));
-	}
-
-	private static boolean anyCause(Throwable ex, Predicate<Throwable> test) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (test.test(cause)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	@FunctionalInterface
-	interface ReadBack {
-
-		/**
-		 * Maps the owner's hold count and the lock's token after the write to its result,
-		 * or null.
-		 */
-		Long apply(int holdCount, long token);
-
+	private static String text(Object value) {
+		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
 	}
 
 }

@@ -41,6 +41,8 @@ public final class LockEngine implements AutoCloseable {
 
 	private final LockAcquirer acquirer;
 
+	private final Settlements settlements;
+
 	private volatile boolean closed;
 
 	LockEngine(String clientId, LockCommands commands, Holds holds, ReleaseSubscriptions subscriptions,
@@ -55,6 +57,7 @@ public final class LockEngine implements AutoCloseable {
 		this.watchdog = watchdog;
 		this.watchdogLeaseMillis = watchdogLeaseMillis;
 		this.acquirer = new LockAcquirer(commands, holds, subscriptions);
+		this.settlements = new Settlements(commands);
 	}
 
 	/**
@@ -95,7 +98,23 @@ public final class LockEngine implements AutoCloseable {
 		String owner = owner(thread);
 		boolean watchdogLease = leaseMillis <= 0;
 		long lease = watchdogLease ? this.watchdogLeaseMillis : leaseMillis;
-		long token = this.acquirer.acquire(keys, owner, thread, lease, start, waitNanos, interruptible);
+		boolean firstHold = this.holds.get(keys.lockKey(), thread) == null;
+		if (firstHold) {
+			this.settlements.claim(keys, owner);
+		}
+		long token;
+		try {
+			token = this.acquirer.acquire(keys, owner, thread, lease, start, waitNanos, interruptible);
+		}
+		catch (RedisCalls.OutcomeUnknownException ex) {
+			// Redis may grant it later: a lock held for a whole lease by an owner that
+			// was told it failed. A nested acquisition adds nothing the owner's own count
+			// does not already undo at its last release.
+			if (firstHold) {
+				this.settlements.settle(keys, owner);
+			}
+			throw ex;
+		}
 		if (token > 0) {
 			onAcquired(keys, owner, thread, token, lease, watchdogLease, start);
 			return true;
@@ -122,9 +141,13 @@ public final class LockEngine implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			// Unknown whether Redis ran it. Keep the hold while nested holds remain;
-			// after the last one the lease frees the lock, so stop renewing it.
+			// after the last one stop renewing it, and release it once Redis answers
+			// rather than leave it held for the rest of its lease.
 			if (hold.count() <= 1) {
 				forget(hold, ex);
+				if (ex instanceof RedisCalls.OutcomeUnknownException) {
+					this.settlements.settle(keys, hold.owner());
+				}
 			}
 			throw ex;
 		}
@@ -152,8 +175,17 @@ public final class LockEngine implements AutoCloseable {
 		return this.commands.exists(keys);
 	}
 
+	/**
+	 * The current thread's holds: what this client counts, provided Redis still has the
+	 * thread as the lock's owner. A grant this client does not account for (an
+	 * acquisition that failed, settled in the background) is not one.
+	 */
 	int holdCount(LockKeys keys) {
-		return this.commands.holdCount(keys, owner(Thread.currentThread()));
+		Hold hold = this.holds.get(keys.lockKey(), Thread.currentThread());
+		if (hold == null) {
+			return 0;
+		}
+		return (this.commands.holdCount(keys, hold.owner()) > 0) ? hold.count() : 0;
 	}
 
 	long remainingLeaseMillis(LockKeys keys) {
@@ -216,9 +248,15 @@ public final class LockEngine implements AutoCloseable {
 		this.watchdog.renewAll();
 	}
 
+	/** Acquisitions and releases whose outcome is being settled in the background. */
+	public int settlingCount() {
+		return this.settlements.pendingCount();
+	}
+
 	@Override
 	public void close() {
 		this.closed = true;
+		this.settlements.close();
 		this.watchdog.close();
 		this.subscriptions.close();
 	}

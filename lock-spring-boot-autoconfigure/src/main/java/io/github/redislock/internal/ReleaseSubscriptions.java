@@ -20,6 +20,7 @@ import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
+import org.springframework.data.redis.connection.SubscriptionListener;
 
 import io.github.redislock.RedisLockException;
 
@@ -37,12 +38,19 @@ import io.github.redislock.RedisLockException;
  * itself after a reconnect.
  *
  * <p>
+ * A release published while the pub/sub connection is down (cut, killed, partitioned) is
+ * lost. So when Lettuce re-subscribes a channel after reconnecting, every thread waiting
+ * for that lock wakes and tries again, as if a release had been announced: a waiter
+ * learns of a release it missed once the connection is back, not when the holder's lease
+ * ends.
+ *
+ * <p>
  * A lock's subscription is dropped by a background thread once nobody has waited for it
  * for a short grace period: the last waiter does not pay for an UNSUBSCRIBE round trip
  * (which would stretch its wait when Redis is slow), and a lock that is contended again
  * soon keeps its subscription.
  */
-final class ReleaseSubscriptions implements MessageListener {
+final class ReleaseSubscriptions implements MessageListener, SubscriptionListener {
 
 	private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
 
@@ -150,6 +158,25 @@ final class ReleaseSubscriptions implements MessageListener {
 	}
 
 	/**
+	 * Called on Lettuce's event loop for every SUBSCRIBE Redis confirms: this client's
+	 * own, and Lettuce's re-subscriptions after a reconnect. Before a channel's first
+	 * subscription has returned, its waiters are not marked subscribed and nobody is
+	 * woken; after that, a confirmation is a re-subscription. Takes no lock: the thread
+	 * that subscribes holds the waiters' monitor while it waits for this event loop.
+	 */
+	@Override
+	public void onChannelSubscribed(byte[] channel, long count) {
+		Waiters waiters = this.waitersByChannel.get(new String(channel, StandardCharsets.UTF_8));
+		if (waiters != null && waiters.subscribed) {
+			if (logger.isDebugEnabled()) {
+				logger
+					.debug("Re-subscribed to " + waiters.channel + "; waking its waiters in case a release was missed");
+			}
+			waiters.wakeAll();
+		}
+	}
+
+	/**
 	 * How many locks this client has subscribed to, for waiters now or within the grace
 	 * period.
 	 */
@@ -195,17 +222,46 @@ final class ReleaseSubscriptions implements MessageListener {
 		}
 	}
 
+	// An interrupt must not cut a SUBSCRIBE short: Lettuce would give up waiting for its
+	// confirmation, and whether the channel is subscribed would be unknown. The interrupt
+	// status is cleared meanwhile and restored after; one landing during the call makes
+	// it try again (subscribing twice is harmless).
 	private void subscribe(LockKeys keys, Waiters waiters) {
+		boolean interrupted = Thread.interrupted();
 		try {
-			subscription().subscribe(waiters.channelBytes);
-			waiters.subscribed = true;
+			for (;;) {
+				try {
+					subscription().subscribe(waiters.channelBytes);
+					waiters.subscribed = true;
+					return;
+				}
+				catch (RuntimeException ex) {
+					if (isInterruption(ex)) {
+						interrupted = true;
+						Thread.interrupted();
+						continue;
+					}
+					this.waitersByChannel.remove(waiters.channel, waiters);
+					waiters.removed = true;
+					throw new RedisLockException("Could not wait for lock '" + keys.name() + "' (key '" + keys.lockKey()
+							+ "'): subscribing to '" + keys.channel() + "' failed: " + ex.getMessage(), ex);
+				}
+			}
 		}
-		catch (RuntimeException ex) {
-			this.waitersByChannel.remove(waiters.channel, waiters);
-			waiters.removed = true;
-			throw new RedisLockException("Could not wait for lock '" + keys.name() + "' (key '" + keys.lockKey()
-					+ "'): subscribing to '" + keys.channel() + "' failed: " + ex.getMessage(), ex);
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
+	}
+
+	private static boolean isInterruption(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InterruptedException || cause.getClass().getSimpleName().contains("Interrupted")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private void unsubscribe(Waiters waiters) {
@@ -256,9 +312,9 @@ final class ReleaseSubscriptions implements MessageListener {
 		// fair: the thread waiting longest is woken first
 		private final Semaphore wakeUps = new Semaphore(0, true);
 
-		private int count;
+		private volatile int count;
 
-		private boolean subscribed;
+		private volatile boolean subscribed;
 
 		private boolean removed;
 
@@ -278,6 +334,15 @@ final class ReleaseSubscriptions implements MessageListener {
 		 */
 		boolean await(long nanos) throws InterruptedException {
 			return this.wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+		}
+
+		// After a reconnect every waiter tries: each may have missed its release. Not
+		// exact (no lock is taken here), and a spare wake-up costs one attempt.
+		private void wakeAll() {
+			int missing = this.count - this.wakeUps.availablePermits();
+			if (missing > 0) {
+				this.wakeUps.release(missing);
+			}
 		}
 
 		// One pending wake-up is enough: whoever takes it tries the lock again, and a

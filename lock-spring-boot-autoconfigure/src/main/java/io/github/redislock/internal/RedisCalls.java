@@ -1,0 +1,205 @@
+package io.github.redislock.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+import io.github.redislock.RedisLockException;
+
+/**
+ * Runs the engine's commands on Lettuce's asynchronous API and waits for each one itself,
+ * so that:
+ * <ul>
+ * <li>no call waits longer than the lock command timeout, whatever the connection
+ * factory's own timeout (Lettuce's default is 60 s);</li>
+ * <li>an interrupt never abandons a command Redis will still run: the caller keeps
+ * waiting for the answer (at most the timeout) and gets its interrupt status back;</li>
+ * <li>a call whose answer did not come is told apart from one Redis refused:
+ * {@link OutcomeUnknownException}, so that an acquisition that may have been granted can
+ * be settled.</li>
+ * </ul>
+ * Commands go over the factory's shared connection (or a pooled one), in the order they
+ * were sent; on a Cluster, Lettuce routes each by its first key.
+ */
+final class RedisCalls {
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final long timeoutNanos;
+
+	RedisCalls(RedisConnectionFactory connectionFactory, long timeoutMillis) {
+		this.connectionFactory = connectionFactory;
+		this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+	}
+
+	long timeoutMillis() {
+		return TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos);
+	}
+
+	/**
+	 * Sends the command and waits for its answer, at most the command timeout plus
+	 * {@code extraMillis} (for a command that itself waits, such as {@code WAIT}).
+	 * @param what what the call does, for messages: "acquire lock 'a' (key 'lock:{a}')"
+	 * @throws OutcomeUnknownException when no answer came in time or the connection
+	 * failed after the command may have been sent
+	 * @throws RedisLockException when Redis refused the command, or no connection could
+	 * be had
+	 */
+	<T> T call(String what, long extraMillis,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
+		long deadline = System.nanoTime() + this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis);
+		RedisConnection connection;
+		try {
+			connection = this.connectionFactory.getConnection();
+		}
+		catch (RuntimeException ex) {
+			throw new RedisLockException("Could not " + what + ": " + message(ex), ex);
+		}
+		try {
+			CompletableFuture<T> future = command.apply(nativeCommands(connection)).toCompletableFuture();
+			return awaitUninterruptibly(what, future, deadline);
+		}
+		finally {
+			connection.close();
+		}
+	}
+
+	<T> T call(String what, Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
+		return call(what, 0, command);
+	}
+
+	/**
+	 * Runs a script by its SHA1, loading it with EVAL when Redis does not have it (after
+	 * a restart, a failover or SCRIPT FLUSH).
+	 */
+	static <T> CompletionStage<T> script(RedisClusterAsyncCommands<byte[], byte[]> redis, RedisScript<?> script,
+			ScriptOutputType type, List<String> keys, String... args) {
+		byte[][] keyBytes = keys.stream().map(RedisCalls::bytes).toArray(byte[][]::new);
+		byte[][] argBytes = new byte[args.length][];
+		for (int i = 0; i < args.length; i++) {
+			argBytes[i] = bytes(args[i]);
+		}
+		CompletionStage<T> bySha = redis.evalsha(script.getSha1(), type, keyBytes, argBytes);
+		return bySha.exceptionallyCompose((ex) -> {
+			if (unwrap(ex) instanceof RedisNoScriptException) {
+				return redis.eval(script.getScriptAsString(), type, keyBytes, argBytes);
+			}
+			return CompletableFuture.failedFuture(ex);
+		});
+	}
+
+	static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Whether Redis refused the command because the lock's cluster slot is being migrated
+	 * and not all its keys are on one node yet ({@code TRYAGAIN}): the command did not
+	 * run, and will once the migration is over.
+	 */
+	static boolean isSlotMigrating(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection) {
+		// LettuceConnection and LettuceClusterConnection: the shared (or pooled)
+		// connection's asynchronous API; for a cluster, Lettuce's routing one
+		return (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
+	}
+
+	private <T> T awaitUninterruptibly(String what, CompletableFuture<T> future, long deadline) {
+		boolean interrupted = false;
+		try {
+			for (;;) {
+				try {
+					return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					// Redis runs the command anyway: wait for what it did
+					interrupted = true;
+				}
+				catch (TimeoutException ex) {
+					future.cancel(false);
+					throw new OutcomeUnknownException(
+							"Could not " + what + ": Redis did not answer within "
+									+ Durations.formatMillis(timeoutMillis()) + " (see redis-lock.command-timeout)",
+							ex);
+				}
+				catch (ExecutionException | CancellationException ex) {
+					Throwable cause = unwrap(ex);
+					if (cause instanceof RedisCommandExecutionException || cause instanceof Refused) {
+						// Redis answered with an error: the command did not run
+						throw new RedisLockException("Could not " + what + ": " + message(cause), cause);
+					}
+					throw new OutcomeUnknownException("Could not " + what + ": " + message(cause), cause);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		Throwable cause = ex;
+		while ((cause instanceof ExecutionException || cause instanceof java.util.concurrent.CompletionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	private static String message(Throwable ex) {
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
+		String message = cause.getMessage();
+		return (message != null) ? message : cause.getClass().getSimpleName();
+	}
+
+	/**
+	 * A refusal decided on the client side after Redis answered, such as too few replicas
+	 * acknowledging: a known outcome.
+	 */
+	static final class Refused extends RuntimeException {
+
+		Refused(String message, Throwable cause) {
+			super(message, cause);
+		}
+
+	}
+
+	/**
+	 * A command whose answer never came: Redis may or may not have run it.
+	 */
+	static final class OutcomeUnknownException extends RedisLockException {
+
+		OutcomeUnknownException(String message, Throwable cause) {
+			super(message, cause);
+		}
+
+	}
+
+}

@@ -1,0 +1,193 @@
+package io.github.redislock.internal;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Gives back grants nobody accounts for. When a first acquisition's answer never came (a
+ * timeout, a cut connection), Redis may have granted it anyway, or may still grant it
+ * once it runs the queued script: a lock held for a whole lease by an owner that was told
+ * it failed. A settlement releases that owner's hold on that lock in the background (the
+ * release script with a count of one: it removes the lock only if this owner holds it,
+ * and tells waiters), retrying until Redis gives an answer.
+ *
+ * <p>
+ * It runs on the connection the acquisition used, after it, so Redis runs it after the
+ * acquisition it settles. The owner itself may lock the same name again meanwhile: its
+ * acquisition first {@link #claim claims} the settlement, so that the two never overlap;
+ * a pending one is then dropped, because the owner's acquire script adopts such a hold as
+ * its own, and one under way is waited for (at most one command timeout).
+ */
+final class Settlements implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(Settlements.class);
+
+	private static final long FIRST_RETRY_MILLIS = 100;
+
+	private static final long LAST_RETRY_MILLIS = 2_000;
+
+	private static final AtomicInteger clientCount = new AtomicInteger();
+
+	private final LockCommands commands;
+
+	private final Map<Key, Settlement> pending = new ConcurrentHashMap<>();
+
+	private final ScheduledExecutorService executor;
+
+	Settlements(LockCommands commands) {
+		this.commands = commands;
+		int client = clientCount.incrementAndGet();
+		this.executor = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "redis-lock-settle-" + client);
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+	/**
+	 * Starts settling an acquisition of the lock by the owner whose outcome is unknown.
+	 * The owner held no hold of the lock before it.
+	 */
+	void settle(LockKeys keys, String owner) {
+		Settlement settlement = new Settlement(keys, owner);
+		Settlement earlier = this.pending.put(settlement.key, settlement);
+		if (earlier != null) {
+			earlier.cancel();
+		}
+		logger.debug("Lock '" + keys.name() + "' may have been granted after its acquisition failed; "
+				+ "releasing it in the background");
+		schedule(settlement, 0);
+	}
+
+	/**
+	 * Called before the owner acquires the lock: drops a pending settlement of it, or
+	 * waits for the one under way to end.
+	 */
+	void claim(LockKeys keys, String owner) {
+		if (this.pending.isEmpty()) {
+			return;
+		}
+		Settlement settlement = this.pending.get(new Key(keys.lockKey(), owner));
+		if (settlement != null) {
+			settlement.cancel();
+			this.pending.remove(settlement.key, settlement);
+		}
+	}
+
+	/** Settlements not finished yet. */
+	int pendingCount() {
+		return this.pending.size();
+	}
+
+	@Override
+	public void close() {
+		this.executor.shutdownNow();
+	}
+
+	private void schedule(Settlement settlement, long delayMillis) {
+		try {
+			this.executor.schedule(() -> run(settlement), delayMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException closed) {
+			this.pending.remove(settlement.key, settlement);
+		}
+	}
+
+	private void run(Settlement settlement) {
+		if (!settlement.start()) {
+			return;
+		}
+		boolean settled = false;
+		try {
+			long reply = this.commands.release(settlement.keys, settlement.owner, 1);
+			settled = true;
+			if (reply == 0) {
+				logger.info("Released lock '" + settlement.keys.name() + "', granted by Redis after its acquisition "
+						+ "had failed (no answer in time)");
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not settle lock '" + settlement.keys.name() + "' yet: " + ex.getMessage());
+		}
+		finally {
+			settlement.finish();
+		}
+		if (settled) {
+			this.pending.remove(settlement.key, settlement);
+		}
+		else if (this.pending.get(settlement.key) == settlement) {
+			schedule(settlement, settlement.nextDelay());
+		}
+	}
+
+	private record Key(String lockKey, String owner) {
+	}
+
+	private static final class Settlement {
+
+		private final Key key;
+
+		private final LockKeys keys;
+
+		private final String owner;
+
+		private boolean running;
+
+		private boolean cancelled;
+
+		private long delayMillis = FIRST_RETRY_MILLIS;
+
+		Settlement(LockKeys keys, String owner) {
+			this.key = new Key(keys.lockKey(), owner);
+			this.keys = keys;
+			this.owner = owner;
+		}
+
+		synchronized boolean start() {
+			if (this.cancelled) {
+				return false;
+			}
+			this.running = true;
+			return true;
+		}
+
+		synchronized void finish() {
+			this.running = false;
+			notifyAll();
+		}
+
+		// Waits for a release under way: it must reach Redis before the owner's next
+		// acquire does, or it would free the lock the owner is taking.
+		synchronized void cancel() {
+			this.cancelled = true;
+			boolean interrupted = false;
+			while (this.running) {
+				try {
+					wait();
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+		long nextDelay() {
+			long delay = this.delayMillis;
+			this.delayMillis = Math.min(LAST_RETRY_MILLIS, this.delayMillis * 2);
+			return delay;
+		}
+
+	}
+
+}

@@ -23,12 +23,17 @@ import java.util.concurrent.locks.Lock;
  * <p>
  * <b>Waiting.</b> A thread that has to wait sleeps until the holder releases (Redis
  * pub/sub), or until the holder's lease would have run out, or until its own wait time is
- * over, whichever comes first; it never polls. Waiting is not fair across processes.
+ * over, whichever comes first; it never polls. When the pub/sub connection comes back
+ * after a cut, waiting threads try again at once, in case a release was published
+ * meanwhile. Waiting is not fair across processes.
  *
  * <p>
- * <b>Failures.</b> When Redis cannot be reached, acquiring throws
- * {@link RedisLockException} after at most the wait time plus the connection's command
- * timeout. A lock is only as safe as its lease: a holder paused longer than the lease (a
+ * <b>Failures.</b> When Redis cannot be reached or does not answer, acquiring throws
+ * {@link RedisLockException} after at most the wait time plus the lock command timeout
+ * ({@link RedisLockClient.Builder#commandTimeout}, {@code redis-lock.command-timeout}),
+ * and releasing after at most the command timeout. If Redis grants an acquisition after
+ * its caller gave up, the client releases that grant in the background once Redis
+ * answers again. A lock is only as safe as its lease: a holder paused longer than the lease (a
  * GC pause, a frozen VM) can find another holder in its place. Use
  * {@link #fencingToken()} to make a store reject writes from such a stale holder.
  *
@@ -109,8 +114,9 @@ public interface RedisLock extends Lock {
 	 * (or it was {@link #forceUnlock() force-unlocked}) before this call; another holder
 	 * may have had it since
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
-	 * @throws RedisLockException if Redis cannot be reached; the lock then frees itself
-	 * when its lease ends
+	 * @throws RedisLockException if Redis cannot be reached or does not answer within the
+	 * command timeout; the hold is then forgotten, and the client releases it in the
+	 * background once Redis answers again (or its lease ends first)
 	 */
 	@Override
 	void unlock();
@@ -119,13 +125,22 @@ public interface RedisLock extends Lock {
 	boolean isLocked();
 
 	/**
-	 * Whether the current thread holds the lock now, according to Redis. One round trip.
+	 * Whether the current thread holds the lock now: it acquired it and Redis still has
+	 * it as the holder (its lease has not run out). One round trip, none when the thread
+	 * never acquired it. An acquisition that failed is never reported as held, even if
+	 * Redis granted it after the caller gave up (such a grant is released in the
+	 * background). Answers with the interrupt status set, and keeps it set.
+	 * @throws RedisLockException if Redis does not answer within
+	 * {@code redis-lock.command-timeout}
 	 */
 	boolean isHeldByCurrentThread();
 
 	/**
-	 * How many holds the current thread has on the lock, according to Redis; 0 when it
-	 * has none.
+	 * How many holds the current thread has on the lock (acquisitions not yet released),
+	 * or 0 when it has none or its lease has run out; as
+	 * {@link #isHeldByCurrentThread()}.
+	 * @throws RedisLockException if Redis does not answer within
+	 * {@code redis-lock.command-timeout}
 	 */
 	int getHoldCount();
 

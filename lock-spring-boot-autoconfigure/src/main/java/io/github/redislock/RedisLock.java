@@ -32,10 +32,10 @@ import java.util.concurrent.locks.Lock;
  * {@link RedisLockException} after at most the wait time plus the lock command timeout
  * ({@link RedisLockClient.Builder#commandTimeout}, {@code redis-lock.command-timeout}),
  * and releasing after at most the command timeout. If Redis grants an acquisition after
- * its caller gave up, the client releases that grant in the background once Redis
- * answers again. A lock is only as safe as its lease: a holder paused longer than the lease (a
- * GC pause, a frozen VM) can find another holder in its place. Use
- * {@link #fencingToken()} to make a store reject writes from such a stale holder.
+ * its caller gave up, the client releases that grant in the background once Redis answers
+ * again. A lock is only as safe as its lease: a holder paused longer than the lease (a GC
+ * pause, a frozen VM) can find another holder in its place. Use {@link #fencingToken()}
+ * to make a store reject writes from such a stale holder.
  *
  * <p>
  * Instances are cheap and hold no state of their own: obtain one from

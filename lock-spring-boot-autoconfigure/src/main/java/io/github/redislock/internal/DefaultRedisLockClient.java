@@ -73,10 +73,10 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 						+ "but the connection factory is a " + connectionFactory.getClass().getName()
 						+ "; remove the other client from the class path or define a LettuceConnectionFactory bean");
 		this.keyPrefix = keyPrefix;
-		LockCommands commands = new LockCommands(new RedisCalls(connectionFactory, commandTimeout.toMillis()),
-				replicaAcknowledgement);
+		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
+		LockCommands commands = new LockCommands(calls, replicaAcknowledgement);
 		Holds holds = new Holds();
-		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory,
+		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory, calls,
 				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis());
 		List<Consumer<LeaseLostEvent>> leaseLostListeners = new ArrayList<>(List.of(leaseLostListener));
 		ObservationRegistry observations = (observationRegistry != null) ? observationRegistry

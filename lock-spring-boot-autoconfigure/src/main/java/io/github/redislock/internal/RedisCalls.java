@@ -85,6 +85,14 @@ final class RedisCalls {
 	}
 
 	/**
+	 * Waits for a command already sent, at most the command timeout, as
+	 * {@link #call(String, Function)} does.
+	 */
+	<T> T await(String what, CompletionStage<T> command) {
+		return awaitUninterruptibly(what, command.toCompletableFuture(), System.nanoTime() + this.timeoutNanos);
+	}
+
+	/**
 	 * Runs a script by its SHA1, loading it with EVAL when Redis does not have it (after
 	 * a restart, a failover or SCRIPT FLUSH).
 	 */

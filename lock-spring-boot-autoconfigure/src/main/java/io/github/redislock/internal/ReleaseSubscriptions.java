@@ -11,6 +11,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -21,6 +23,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
+import org.springframework.lang.Nullable;
 
 import io.github.redislock.RedisLockException;
 
@@ -58,6 +61,8 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	private final RedisConnectionFactory connectionFactory;
 
+	private final RedisCalls calls;
+
 	private final byte[] clientChannel;
 
 	private final Map<String, Waiters> waitersByChannel = new ConcurrentHashMap<>();
@@ -70,8 +75,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	private boolean closed;
 
-	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, String clientChannel, long gracePeriodMillis) {
+	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, RedisCalls calls, String clientChannel,
+			long gracePeriodMillis) {
 		this.connectionFactory = connectionFactory;
+		this.calls = calls;
 		this.clientChannel = clientChannel.getBytes(StandardCharsets.UTF_8);
 		this.gracePeriodMillis = gracePeriodMillis;
 		this.janitor = Executors.newSingleThreadScheduledExecutor((task) -> {
@@ -167,7 +174,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	@Override
 	public void onChannelSubscribed(byte[] channel, long count) {
 		Waiters waiters = this.waitersByChannel.get(new String(channel, StandardCharsets.UTF_8));
-		if (waiters != null && waiters.subscribed) {
+		if (waiters == null || waiters.confirmsOwnSubscribe()) {
+			return;
+		}
+		if (waiters.subscribed) {
 			if (logger.isDebugEnabled()) {
 				logger
 					.debug("Re-subscribed to " + waiters.channel + "; waking its waiters in case a release was missed");
@@ -222,37 +232,57 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		}
 	}
 
-	// An interrupt must not cut a SUBSCRIBE short: Lettuce would give up waiting for its
-	// confirmation, and whether the channel is subscribed would be unknown. The interrupt
-	// status is cleared meanwhile and restored after; one landing during the call makes
-	// it try again (subscribing twice is harmless).
+	// An interrupt must not cut a SUBSCRIBE short: whether the channel is subscribed
+	// would be unknown. The confirmation is awaited within the command timeout,
+	// uninterruptibly; opening the connection, through Spring Data Redis, is tried again
+	// when an interrupt cut it short. The interrupt status is restored afterwards. A
+	// SUBSCRIBE that failed may still take effect: the janitor unsubscribes the channel.
 	private void subscribe(LockKeys keys, Waiters waiters) {
+		String what = "wait for lock '" + keys.name() + "' (key '" + keys.lockKey() + "'): subscribing to '"
+				+ keys.channel() + "'";
 		boolean interrupted = Thread.interrupted();
 		try {
-			for (;;) {
+			RedisPubSubAsyncCommands<byte[], byte[]> pubSub = null;
+			while (pubSub == null) {
 				try {
-					subscription().subscribe(waiters.channelBytes);
-					waiters.subscribed = true;
-					return;
+					pubSub = pubSubCommands();
 				}
 				catch (RuntimeException ex) {
-					if (isInterruption(ex)) {
-						interrupted = true;
-						Thread.interrupted();
-						continue;
+					if (!isInterruption(ex)) {
+						throw failedToSubscribe(waiters,
+								new RedisLockException("Could not " + what + ": " + ex.getMessage(), ex));
 					}
-					this.waitersByChannel.remove(waiters.channel, waiters);
-					waiters.removed = true;
-					throw new RedisLockException("Could not wait for lock '" + keys.name() + "' (key '" + keys.lockKey()
-							+ "'): subscribing to '" + keys.channel() + "' failed: " + ex.getMessage(), ex);
+					interrupted = true;
+					Thread.interrupted();
 				}
 			}
+			waiters.ownSubscribes.incrementAndGet();
+			try {
+				this.calls.await(what, pubSub.subscribe(waiters.channelBytes));
+			}
+			catch (RedisLockException ex) {
+				waiters.ownSubscribes.set(0);
+				throw failedToSubscribe(waiters, ex);
+			}
+			waiters.subscribed = true;
 		}
 		finally {
-			if (interrupted) {
+			if (interrupted || Thread.interrupted()) {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	private RedisLockException failedToSubscribe(Waiters waiters, RedisLockException ex) {
+		long idleSince = ++waiters.idleGeneration;
+		try {
+			this.janitor.execute(() -> dropIfStillIdle(waiters, idleSince));
+		}
+		catch (RejectedExecutionException closed) {
+			waiters.removed = true;
+			this.waitersByChannel.remove(waiters.channel, waiters);
+		}
+		return ex;
 	}
 
 	private static boolean isInterruption(Throwable ex) {
@@ -265,12 +295,12 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	private void unsubscribe(Waiters waiters) {
-		Subscription subscription = currentSubscription();
-		if (subscription == null) {
+		RedisPubSubAsyncCommands<byte[], byte[]> pubSub = currentPubSubCommands();
+		if (pubSub == null) {
 			return;
 		}
 		try {
-			subscription.unsubscribe(waiters.channelBytes);
+			this.calls.await("unsubscribe from '" + waiters.channel + "'", pubSub.unsubscribe(waiters.channelBytes));
 		}
 		catch (RuntimeException ex) {
 			// The connection is broken; Lettuce would re-subscribe this channel on
@@ -280,24 +310,37 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		}
 	}
 
-	private synchronized Subscription currentSubscription() {
-		return (this.connection != null) ? this.connection.getSubscription() : null;
+	@Nullable
+	private synchronized RedisPubSubAsyncCommands<byte[], byte[]> currentPubSubCommands() {
+		Subscription subscription = (this.connection != null) ? this.connection.getSubscription() : null;
+		return (subscription != null && subscription.isAlive()) ? nativePubSub(this.connection) : null;
 	}
 
-	private synchronized Subscription subscription() {
+	// The connection is opened (and its first channel subscribed) through Spring Data
+	// Redis, which registers this listener with Lettuce; the lock channels are then
+	// subscribed on Lettuce's asynchronous API of the same connection, to wait for each
+	// confirmation within the command timeout.
+	private synchronized RedisPubSubAsyncCommands<byte[], byte[]> pubSubCommands() {
 		if (this.closed) {
 			throw new IllegalStateException("The lock client is closed");
 		}
-		Subscription subscription = currentSubscription();
-		if (subscription != null && subscription.isAlive()) {
-			return subscription;
+		RedisPubSubAsyncCommands<byte[], byte[]> current = currentPubSubCommands();
+		if (current != null) {
+			return current;
 		}
 		if (this.connection != null) {
 			this.connection.close();
 		}
 		this.connection = this.connectionFactory.getConnection();
 		this.connection.subscribe(this, this.clientChannel);
-		return this.connection.getSubscription();
+		return nativePubSub(this.connection);
+	}
+
+	// With an open subscription, a Lettuce connection's native connection is its pub/sub
+	// connection's asynchronous API
+	@SuppressWarnings("unchecked")
+	private static RedisPubSubAsyncCommands<byte[], byte[]> nativePubSub(RedisConnection connection) {
+		return (RedisPubSubAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
 	}
 
 	/** The threads of this client waiting for one lock. */
@@ -315,6 +358,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		private volatile int count;
 
 		private volatile boolean subscribed;
+
+		// SUBSCRIBEs sent by this client whose confirmation has not come yet: those
+		// confirmations are not re-subscriptions
+		private final AtomicInteger ownSubscribes = new AtomicInteger();
 
 		private boolean removed;
 
@@ -334,6 +381,10 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		 */
 		boolean await(long nanos) throws InterruptedException {
 			return this.wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+		}
+
+		private boolean confirmsOwnSubscribe() {
+			return this.ownSubscribes.getAndUpdate((pending) -> Math.max(0, pending - 1)) > 0;
 		}
 
 		// After a reconnect every waiter tries: each may have missed its release. Not

@@ -65,11 +65,19 @@ final class RedisCalls {
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
 		long deadline = System.nanoTime() + this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis);
 		RedisConnection connection;
+		// the first call may open the shared connection: an interrupt must not cut that
+		// short either
+		boolean interrupted = Thread.interrupted();
 		try {
 			connection = this.connectionFactory.getConnection();
 		}
 		catch (RuntimeException ex) {
 			throw new RedisLockException("Could not " + what + ": " + message(ex), ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 		try {
 			CompletableFuture<T> future = command.apply(nativeCommands(connection)).toCompletableFuture();

@@ -1,0 +1,348 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
+
+import io.github.redislock.internal.DefaultRedisLockClient;
+import io.github.redislock.testsupport.FaultProxy;
+import io.github.redislock.testsupport.RedisServerExtension;
+import io.github.redislock.testsupport.RedisServers;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.lang.Nullable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An acquisition whose answer never came (Redis stalled, the reply lost to a cut
+ * connection) may still be granted by Redis once it runs the command. The caller was told
+ * it failed, so such a grant must not keep the lock from others for a whole lease: the
+ * client gives it back as soon as Redis answers again. And the giving back never frees a
+ * hold the thread still counts, nor another owner's lock.
+ *
+ * <p>
+ * The clients under test have a 1 s lock command timeout on connection factories that
+ * keep Lettuce's default command timeout of 60 s.
+ */
+class UnknownOutcomeTests {
+
+	private static final Log logger = LogFactory.getLog(UnknownOutcomeTests.class);
+
+	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
+
+	/** Lettuce's default, which alone would keep a caller waiting a minute. */
+	private static final Duration LETTUCE_DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
+	private static final Duration WAIT = Duration.ofMillis(500);
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	/** How soon after Redis answers again another client must get the lock. */
+	private static final Duration FREED_WITHIN = Duration.ofSeconds(2);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
+
+	private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+
+	@AfterEach
+	void closeResources() throws Exception {
+		while (!this.resources.isEmpty()) {
+			this.resources.pop().close();
+		}
+	}
+
+	@Test
+	void aWatchdogLeaseAcquisitionThatTimedOutInAStallDoesNotKeepTheLockFromOthers() throws Exception {
+		acquisitionThatTimedOutInAStallDoesNotKeepTheLockFromOthers(null);
+	}
+
+	@Test
+	void anExplicitLeaseAcquisitionThatTimedOutInAStallDoesNotKeepTheLockFromOthers() throws Exception {
+		acquisitionThatTimedOutInAStallDoesNotKeepTheLockFromOthers(LEASE);
+	}
+
+	private void acquisitionThatTimedOutInAStallDoesNotKeepTheLockFromOthers(@Nullable Duration lease)
+			throws Exception {
+		RedisLockClient client = clientWithCommandTimeout(redis.newConnectionFactory(LETTUCE_DEFAULT_TIMEOUT));
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		long tokenBefore = takeAndRelease(lock.getName());
+		redis.server().pause();
+		try {
+			// the acquire script reaches Redis, which will run it once it goes on
+			assertFailsWithinWaitPlusCommandTimeout(lock, lease);
+			assertNotHeld(lock);
+		}
+		finally {
+			redis.server().resume();
+		}
+		long resumedAt = System.nanoTime();
+		assertNotHeld(lock);
+		long tokenAfter = assertAnotherClientGetsItSoonAfter(lock, resumedAt, "Redis resumed");
+		assertThat(tokenAfter - tokenBefore).as("acquisitions Redis granted since the first, the failed one among them")
+			.isEqualTo(2);
+		assertSettled(client, lock);
+		assertNotHeld(lock);
+	}
+
+	@Test
+	void anAcquisitionWhoseReplyWasLostToACutDoesNotKeepTheLockFromOthers() throws Exception {
+		FaultProxy proxy = startProxy();
+		RedisLockClient client = clientWithCommandTimeout(RedisServers
+			.connectionFactory(new RedisStandaloneConfiguration(proxy.host(), proxy.port()), LETTUCE_DEFAULT_TIMEOUT));
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		// the acquire reaches Redis after the client gave up, and its reply takes as long
+		proxy.latency(COMMAND_TIMEOUT.multipliedBy(2));
+		assertFailsWithinWaitPlusCommandTimeout(lock, LEASE);
+		await().atMost(Duration.ofSeconds(5)).until(() -> owners(lock).stream().anyMatch(ownedBy(client)));
+		// Redis granted it; the reply is on its way back, and lost
+		proxy.cut();
+		long healedAt = System.nanoTime();
+		proxy.heal();
+		assertNotHeld(lock);
+		assertAnotherClientGetsItSoonAfter(lock, healedAt, "network healed");
+		assertSettled(client, lock);
+		assertNotHeld(lock);
+	}
+
+	@Test
+	void aThreadThatLocksAgainAfterItsAcquisitionTimedOutKeepsTheLock() throws Exception {
+		RedisLockClient client = clientWithCommandTimeout(redis.newConnectionFactory(LETTUCE_DEFAULT_TIMEOUT));
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		redis.server().pause();
+		try {
+			assertFailsWithinWaitPlusCommandTimeout(lock, LEASE);
+			// the stall outlasts another command timeout, and the giving back of the
+			// grant cannot get through it either
+			await().during(COMMAND_TIMEOUT.plusMillis(200))
+				.atMost(COMMAND_TIMEOUT.multipliedBy(3))
+				.until(() -> LockTestClients.engine(client).settlingCount() == 1);
+		}
+		finally {
+			redis.server().resume();
+		}
+		assertThat(lock.tryLock(Duration.ofSeconds(5), LEASE)).isTrue();
+		assertStillHeldOnlyByThisThread(client, lock, 1);
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void aNestedAcquisitionThatTimedOutLeavesTheOuterHoldInPlace() throws Exception {
+		RedisLockClient client = clientWithCommandTimeout(redis.newConnectionFactory(LETTUCE_DEFAULT_TIMEOUT));
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		redis.server().pause();
+		try {
+			// Redis runs the nested acquire once it goes on: its count goes to 2
+			assertFailsWithinWaitPlusCommandTimeout(lock, LEASE);
+		}
+		finally {
+			redis.server().resume();
+		}
+		assertStillHeldOnlyByThisThread(client, lock, 1);
+		// one unlock for the one hold the thread was told it has frees the lock
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void givingBackAFailedAcquisitionLeavesTheLockAnotherClientTookSinceAlone() throws Exception {
+		FaultProxy proxy = startProxy();
+		RedisLockClient client = clientWithCommandTimeout(RedisServers
+			.connectionFactory(new RedisStandaloneConfiguration(proxy.host(), proxy.port()), LETTUCE_DEFAULT_TIMEOUT));
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		RedisLock other = this.clients.newClient().getLock(lock.getName());
+		assertThat(other.isLocked()).isFalse();
+		proxy.latency(COMMAND_TIMEOUT.multipliedBy(2));
+		assertFailsWithinWaitPlusCommandTimeout(lock, LEASE);
+		// another client takes the lock while the failed acquire is still on its way
+		assertThat(other.tryLock(Duration.ZERO, LEASE)).isTrue();
+		// the late acquire, then whatever gives it back, reach Redis and find the other
+		// client's lock
+		proxy.heal();
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.engine(client).settlingCount() == 0);
+		assertThat(other.isHeldByCurrentThread()).isTrue();
+		assertThat(owners(lock)).hasSize(1).noneMatch(ownedBy(client));
+		assertThat(Long.parseLong(redis.command("PTTL", key(lock)))).isGreaterThan(LEASE.minusSeconds(10).toMillis());
+		assertNotHeld(lock);
+		other.unlock();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void anInterruptDuringAStalledAcquisitionWaitsForTheAnswerAndKeepsTheGrant() throws Exception {
+		RedisLockClient client = clientWithCommandTimeout(redis.newConnectionFactory(LETTUCE_DEFAULT_TIMEOUT));
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		redis.server().pause();
+		AtomicReference<Thread> caller = new AtomicReference<>();
+		CompletableFuture<String> outcome;
+		try {
+			outcome = CompletableFuture.supplyAsync(() -> {
+				caller.set(Thread.currentThread());
+				try {
+					boolean acquired = lock.tryLock(Duration.ofSeconds(5), LEASE);
+					boolean interrupted = Thread.interrupted();
+					int holds = lock.getHoldCount();
+					if (acquired) {
+						lock.unlock();
+					}
+					return "acquired=" + acquired + " interrupted=" + interrupted + " holds=" + holds;
+				}
+				catch (InterruptedException ex) {
+					return "InterruptedException";
+				}
+			});
+			// the caller waits for the answer to its acquire
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> caller.get() != null && caller.get().getState() == Thread.State.TIMED_WAITING);
+			caller.get().interrupt();
+		}
+		finally {
+			redis.server().resume();
+		}
+		assertThat(outcome.get(10, TimeUnit.SECONDS)).isEqualTo("acquired=true interrupted=true holds=1");
+		assertThat(lock.isLocked()).isFalse();
+		assertThat(LockTestClients.engine(client).settlingCount()).isZero();
+	}
+
+	private static void assertFailsWithinWaitPlusCommandTimeout(RedisLock lock, @Nullable Duration lease)
+			throws InterruptedException {
+		long start = System.nanoTime();
+		Object outcome;
+		try {
+			outcome = lock.tryLock(WAIT, lease);
+		}
+		catch (RedisLockException ex) {
+			outcome = ex;
+		}
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		logger.info("The acquisition without an answer from Redis returned after " + took.toMillis() + " ms: "
+				+ ((outcome instanceof Exception ex) ? ex.getClass().getSimpleName() + ": " + ex.getMessage()
+						: outcome));
+		assertThat(outcome).satisfiesAnyOf((failure) -> assertThat(failure).isEqualTo(false),
+				(failure) -> assertThat(failure).isInstanceOf(RedisLockException.class));
+		assertThat(took).isLessThan(WAIT.plus(COMMAND_TIMEOUT).plusMillis(500));
+	}
+
+	/** Returns the fencing token the other client got. */
+	private long assertAnotherClientGetsItSoonAfter(RedisLock lock, long sinceNanos, String since)
+			throws InterruptedException {
+		RedisLock other = this.clients.newClient().getLock(lock.getName());
+		boolean acquired = other.tryLock(FREED_WITHIN.plusSeconds(3), Duration.ofSeconds(5));
+		Duration took = Duration.ofNanos(System.nanoTime() - sinceNanos);
+		logger.info("Another client " + (acquired ? "got" : "did not get") + " the lock " + took.toMillis()
+				+ " ms after " + since + (acquired ? "" : "; Redis has " + state(lock)));
+		assertThat(acquired).as("another client got the lock (Redis has %s)", state(lock)).isTrue();
+		assertThat(took).isLessThan(FREED_WITHIN);
+		long token = other.fencingToken();
+		other.unlock();
+		return token;
+	}
+
+	/** Takes and releases the lock from another client; returns the token it got. */
+	private long takeAndRelease(String name) {
+		RedisLock other = this.clients.newClient().getLock(name);
+		assertThat(other.tryLock()).isTrue();
+		long token = other.fencingToken();
+		other.unlock();
+		return token;
+	}
+
+	private static void assertSettled(RedisLockClient client, RedisLock lock) {
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.engine(client).settlingCount() == 0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> owners(lock).stream().noneMatch(ownedBy(client)));
+		assertThat(LockTestClients.engine(client).heldCount()).isZero();
+	}
+
+	/**
+	 * Checks that the calling thread holds the lock with the given count and keeps it
+	 * after any giving back of its failed acquisition is over, and that no other client
+	 * can take it.
+	 */
+	private void assertStillHeldOnlyByThisThread(RedisLockClient client, RedisLock lock, int holds) {
+		await().pollInSameThread()
+			.during(Duration.ofMillis(500))
+			.atMost(Duration.ofSeconds(2))
+			.untilAsserted(() -> assertThat(lock.getHoldCount()).isEqualTo(holds));
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.engine(client).settlingCount() == 0);
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		assertThat(lock.getHoldCount()).isEqualTo(holds);
+		assertThat(owners(lock)).hasSize(1).allMatch(ownedBy(client));
+		assertThat(this.clients.newClient().getLock(lock.getName()).tryLock()).isFalse();
+	}
+
+	private static void assertNotHeld(RedisLock lock) {
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+		assertThat(lock.getHoldCount()).isZero();
+	}
+
+	/** The owner fields of the lock's hash in Redis. */
+	private static List<String> owners(RedisLock lock) {
+		List<String> fieldsAndValues = Arrays.asList(redis.command("HGETALL", key(lock)).split("\n"));
+		return IntStream.range(0, fieldsAndValues.size())
+			.filter((i) -> i % 2 == 0)
+			.mapToObj(fieldsAndValues::get)
+			.filter((field) -> !field.isEmpty() && !field.equals("token"))
+			.toList();
+	}
+
+	private static Predicate<String> ownedBy(RedisLockClient client) {
+		return ((DefaultRedisLockClient) client)::isOwnedHere;
+	}
+
+	private static String state(RedisLock lock) {
+		return "HGETALL " + redis.command("HGETALL", key(lock)).replace('\n', ' ') + ", PTTL "
+				+ redis.command("PTTL", key(lock));
+	}
+
+	private static String key(RedisLock lock) {
+		return "lock:{" + lock.getName() + "}";
+	}
+
+	/**
+	 * A client with a 1 s lock command timeout on the given factory, with its connection
+	 * open, so that a command sent during a stall reaches Redis.
+	 */
+	private RedisLockClient clientWithCommandTimeout(LettuceConnectionFactory factory) {
+		this.resources.push(factory::destroy);
+		RedisLockClient client = RedisLockClient.builder(factory).commandTimeout(COMMAND_TIMEOUT).build();
+		this.resources.push(client);
+		RedisLock warmUp = client.getLock(LockTestClients.uniqueName());
+		// the first call connects and loads the script: on a busy machine that can take
+		// longer than the 1 s under test
+		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+			boolean locked = warmUp.tryLock();
+			if (locked) {
+				warmUp.unlock();
+			}
+			return locked;
+		});
+		return client;
+	}
+
+	private FaultProxy startProxy() {
+		FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port());
+		this.resources.push(proxy);
+		return proxy;
+	}
+
+}

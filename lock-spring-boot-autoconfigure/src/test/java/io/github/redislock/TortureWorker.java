@@ -1,22 +1,21 @@
 package io.github.redislock;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 import io.github.redislock.testsupport.RedisServers;
 
@@ -24,14 +23,38 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * One client JVM of {@link TortureTests}: threads lock random names with random waits and
- * leases until the end time; inside each hold they bump a non-atomic counter shared by
- * all JVMs through a memory-mapped file and note when they entered and left. At the end
- * the JVM prints one {@code HOLD} line per hold and a summary.
+ * One client JVM of {@link TortureTests}: once its client is built it prints
+ * {@code READY} and waits for {@code GO <end time>} on stdin; then threads lock random
+ * names with random waits and leases until the end time. Inside each hold a thread reads
+ * the name's counter in the {@link TortureStore}, pauses briefly, and writes it back plus
+ * one, fenced by its token; it stays inside longer only when the test asks to freeze this
+ * JVM. Every call is written to a file of the thread's own, one line each:
+ * {@code thread name start end wait lease outcome} and, when acquired,
+ * {@code epochBefore epochAt token enter exit read write unlockStart unlockEnd unlockOutcome}
+ * (times from {@link System#nanoTime()}, which all JVMs of one Linux machine share). A
+ * call that fails also prints {@code FAILURE} and its exception.
+ *
+ * <p>
+ * At the end it closes the lock client, reports the lock threads still alive and
+ * {@code CLOSED}, waits for {@code EXIT} on stdin (the test looks at Redis meanwhile),
+ * closes its connections and reports the threads left.
  */
 public final class TortureWorker {
 
-	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+	/** The connections' and the lock client's command timeout. */
+	static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+	/**
+	 * The watchdog lease; like every lease here longer than the command timeout, so that
+	 * an answer that comes in time comes with some lease left.
+	 */
+	static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(3);
+
+	/** Explicit leases are drawn from 3 to 4 s. */
+	static final Duration MAX_LEASE = Duration.ofSeconds(4);
+
+	/** Waits are drawn from 0 to 2 s. */
+	static final Duration MAX_WAIT = Duration.ofSeconds(2);
 
 	private TortureWorker() {
 	}
@@ -41,71 +64,168 @@ public final class TortureWorker {
 		int port = Integer.parseInt(args[1]);
 		int names = Integer.parseInt(args[2]);
 		int threads = Integer.parseInt(args[3]);
-		long endMillis = Long.parseLong(args[4]);
-		Path counters = Path.of(args[5]);
-		long seed = Long.parseLong(args[6]);
+		Path storeFile = Path.of(args[4]);
+		long seed = Long.parseLong(args[5]);
+		int worker = Integer.parseInt(args[6]);
+		Path records = Path.of(args[7]);
 		LettuceConnectionFactory factory = RedisServers.connectionFactory(new RedisStandaloneConfiguration(host, port),
-				Duration.ofSeconds(2));
-		ConcurrentLinkedQueue<String> holds = new ConcurrentLinkedQueue<>();
-		AtomicLong failures = new AtomicLong();
-		try (FileChannel channel = FileChannel.open(counters, StandardOpenOption.READ, StandardOpenOption.WRITE);
-				RedisLockClient client = RedisLockClient.builder(factory)
-					.watchdogTimeout(Duration.ofSeconds(2))
-					.build()) {
-			MappedByteBuffer shared = channel.map(FileChannel.MapMode.READ_WRITE, 0, 8L * names);
-			ExecutorService pool = Executors.newFixedThreadPool(threads);
-			List<Future<?>> work = new ArrayList<>();
-			for (int t = 0; t < threads; t++) {
-				Random random = new Random(seed * 31 + t);
-				work.add(pool.submit(() -> {
-					while (System.currentTimeMillis() < endMillis) {
-						int index = random.nextInt(names);
-						RedisLock lock = client.getLock("torture-" + index);
-						Duration wait = Duration.ofMillis(random.nextInt(2000));
-						Duration lease = random.nextBoolean() ? null : Duration.ofMillis(3000 + random.nextInt(3000));
-						try {
-							if (!lock.tryLock(wait, lease)) {
-								continue;
-							}
-						}
-						catch (RedisLockException ex) {
-							failures.incrementAndGet();
-							LockSupport.parkNanos(20_000_000);
-							continue;
-						}
-						long enter = System.nanoTime();
-						long token = lock.fencingToken();
-						long value = (long) LONGS.getVolatile(shared, index * 8);
-						LockSupport.parkNanos(random.nextInt(500_000));
-						LONGS.setVolatile(shared, index * 8, value + 1);
-						long exit = System.nanoTime();
-						holds.add("HOLD " + index + " " + token + " " + enter + " " + exit);
-						try {
-							lock.unlock();
-						}
-						catch (RedisLockException | IllegalMonitorStateException ex) {
-							failures.incrementAndGet();
+				COMMAND_TIMEOUT, "torture-worker-" + worker);
+		BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+		try (TortureStore store = TortureStore.open(storeFile, names)) {
+			RedisLockClient client = RedisLockClient.builder(factory)
+				.watchdogTimeout(WATCHDOG_TIMEOUT)
+				.commandTimeout(COMMAND_TIMEOUT)
+				.build();
+			try {
+				System.out.println("READY");
+				String go = commands.readLine();
+				long endMillis = Long.parseLong(go.substring("GO ".length()));
+				run(threads, (thread) -> {
+					Random random = new Random(seed * 31 + thread);
+					try (Writer out = Files
+						.newBufferedWriter(records.resolve("worker-" + worker + "-thread-" + thread + ".txt"))) {
+						while (System.currentTimeMillis() < endMillis) {
+							out.write(thread + " " + lockOnce(client, store, worker, names, random) + "\n");
 						}
 					}
-					return null;
-				}));
+				});
 			}
-			for (Future<?> done : work) {
-				done.get();
+			finally {
+				client.close();
 			}
-			pool.shutdown();
+			System.out.println(
+					"LOCK_THREADS_LEFT " + threadsLeftAfter((thread) -> thread.getName().startsWith("redis-lock")));
+			System.out.println("CLOSED");
+			for (String line = commands.readLine(); line != null && !line.equals("EXIT"); line = commands.readLine()) {
+				// only EXIT is expected
+			}
 		}
 		finally {
 			factory.destroy();
 		}
-		StringBuilder out = new StringBuilder();
-		for (String hold : holds) {
-			out.append(hold).append('\n');
-		}
-		out.append("FAILURES ").append(failures.get()).append('\n');
-		System.out.print(out);
+		System.out.println("THREADS_LEFT " + threadsLeftAfter((thread) -> true));
 		System.out.flush();
 		System.exit(0);
+	}
+
+	private static void run(int threads, ThreadWork work) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> running = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				int thread = t;
+				running.add(pool.submit(() -> {
+					work.run(thread);
+					return null;
+				}));
+			}
+			for (Future<?> done : running) {
+				done.get();
+			}
+		}
+		finally {
+			pool.shutdown();
+			pool.awaitTermination(1, TimeUnit.MINUTES);
+		}
+	}
+
+	private static String lockOnce(RedisLockClient client, TortureStore store, int worker, int names, Random random) {
+		int name = random.nextInt(names);
+		RedisLock lock = client.getLock("torture-" + name);
+		long wait = random.nextInt((int) MAX_WAIT.toMillis());
+		long lease = random.nextBoolean() ? 0 : WATCHDOG_TIMEOUT.toMillis()
+				+ random.nextInt((int) (MAX_LEASE.toMillis() - WATCHDOG_TIMEOUT.toMillis()) + 1);
+		long epochBefore = store.epoch();
+		long start = System.nanoTime();
+		char outcome;
+		try {
+			outcome = lock.tryLock(Duration.ofMillis(wait), (lease > 0) ? Duration.ofMillis(lease) : null) ? 'A' : 'T';
+		}
+		catch (RedisLockException ex) {
+			outcome = 'E';
+			failed("tryLock", ex);
+		}
+		catch (InterruptedException | RuntimeException ex) {
+			outcome = 'X';
+			unexpected("tryLock", ex);
+		}
+		long end = System.nanoTime();
+		String call = name + " " + start + " " + end + " " + wait + " " + lease + " " + outcome;
+		if (outcome != 'A') {
+			if (outcome != 'T') {
+				LockSupport.parkNanos(20_000_000);
+			}
+			return call;
+		}
+		long epochAt = store.epoch();
+		long enter = System.nanoTime();
+		long token = lock.fencingToken();
+		long read = store.counter(name);
+		LockSupport.parkNanos(random.nextInt(500_000));
+		store.holdIfPauseRequested(worker, lease);
+		char write = store.write(name, epochBefore, epochAt, token, read);
+		long exit = System.nanoTime();
+		char unlocked;
+		try {
+			lock.unlock();
+			unlocked = 'O';
+		}
+		catch (LeaseExpiredException ex) {
+			unlocked = 'L';
+		}
+		catch (RedisLockException ex) {
+			unlocked = 'E';
+			failed("unlock", ex);
+		}
+		catch (IllegalMonitorStateException ex) {
+			unlocked = 'M';
+			failed("unlock", ex);
+		}
+		catch (RuntimeException ex) {
+			unlocked = 'X';
+			unexpected("unlock", ex);
+		}
+		long unlockEnd = System.nanoTime();
+		return call + " " + epochBefore + " " + epochAt + " " + token + " " + enter + " " + exit + " " + read + " "
+				+ write + " " + exit + " " + unlockEnd + " " + unlocked;
+	}
+
+	private static void failed(String call, Exception ex) {
+		String message = String.valueOf(ex.getMessage()).lines().findFirst().orElse("");
+		System.out.println("FAILURE " + call + " " + ex.getClass().getSimpleName() + ": " + message);
+	}
+
+	private static void unexpected(String call, Exception ex) {
+		synchronized (System.out) {
+			System.out.println("UNEXPECTED " + call + " threw " + ex);
+			ex.printStackTrace(System.out);
+		}
+	}
+
+	/**
+	 * The threads of the application (not the JVM's own) matching the filter that are
+	 * still alive after each was given up to 5 s in all to end.
+	 */
+	private static List<String> threadsLeftAfter(Predicate<Thread> filter) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		List<String> left = new ArrayList<>();
+		for (Thread thread : Thread.getAllStackTraces().keySet()) {
+			if (thread != Thread.currentThread() && thread.getThreadGroup() != null
+					&& thread.getThreadGroup().getName().equals("main") && filter.test(thread)) {
+				thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+				if (thread.isAlive()) {
+					left.add(thread.getName());
+				}
+			}
+		}
+		left.sort(null);
+		return left;
+	}
+
+	private interface ThreadWork {
+
+		void run(int thread) throws Exception;
+
 	}
 
 }

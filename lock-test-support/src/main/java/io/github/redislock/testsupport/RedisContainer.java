@@ -96,6 +96,25 @@ final class RedisContainer implements RedisServer {
 	}
 
 	@Override
+	public synchronized void restartWithoutData() {
+		resume();
+		try {
+			// the image's working directory: what Redis writes to the files it still
+			// has open until it is killed is gone with them
+			this.container.execInContainer("sh", "-c", "rm -rf /data/*");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while deleting the data of " + this, ex);
+		}
+		stop();
+		start();
+	}
+
+	@Override
 	public synchronized void pause() {
 		DockerClientFactory.instance().client().pauseContainerCmd(this.container.getContainerId()).exec();
 		this.paused = true;

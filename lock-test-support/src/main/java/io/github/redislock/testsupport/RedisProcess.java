@@ -16,8 +16,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@code redis-server} child process on a free loopback port, owned by the test that
- * started it. It keeps nothing on disk, so a restart comes back empty, as a server
- * without persistence would.
+ * started it. By default it keeps nothing on disk, so a restart comes back empty, as a
+ * server without persistence would; started with {@code --appendonly yes} it reloads its
+ * AOF from its own temporary directory, unless restarted with
+ * {@link #restartWithoutData()}.
  */
 final class RedisProcess implements RedisServer {
 
@@ -176,6 +178,22 @@ final class RedisProcess implements RedisServer {
 	}
 
 	@Override
+	public synchronized void restartWithoutData() {
+		stop();
+		try (var files = Files.list(this.directory)) {
+			for (Path file : files.toList()) {
+				if (!file.getFileName().toString().equals("redis.log") && !file.equals(this.sentinelConfig)) {
+					deleteRecursively(file);
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not delete the data of " + this, ex);
+		}
+		start();
+	}
+
+	@Override
 	public synchronized void pause() {
 		if (this.process == null || this.paused) {
 			throw new IllegalStateException("redis-server on port " + this.port + " is not running");
@@ -200,8 +218,8 @@ final class RedisProcess implements RedisServer {
 	@Override
 	public synchronized void close() {
 		stop();
-		try (var files = Files.walk(this.directory)) {
-			files.sorted((a, b) -> b.compareTo(a)).map(Path::toFile).forEach(File::delete);
+		try {
+			deleteRecursively(this.directory);
 		}
 		catch (IOException ex) {
 			// a leftover temp directory is harmless
@@ -226,6 +244,12 @@ final class RedisProcess implements RedisServer {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static void deleteRecursively(Path path) throws IOException {
+		try (var files = Files.walk(path)) {
+			files.sorted((a, b) -> b.compareTo(a)).map(Path::toFile).forEach(File::delete);
 		}
 	}
 

@@ -21,8 +21,9 @@ public interface RedisServer extends AutoCloseable {
 	int port();
 
 	/**
-	 * Starts the server again after {@link #stop()}; its data is gone (nothing is
-	 * persisted).
+	 * Starts the server again after {@link #stop()}; its data is gone unless it was
+	 * started with persistence (for example {@code --appendonly yes}), which then reloads
+	 * it.
 	 */
 	void start();
 
@@ -30,13 +31,23 @@ public interface RedisServer extends AutoCloseable {
 	void stop();
 
 	/**
-	 * Stops and starts the server: Lua script cache, keys and subscriptions are gone
-	 * afterwards.
+	 * Stops and starts the server: Lua script cache, subscriptions and connections are
+	 * gone afterwards, and so are the keys unless the server persists them (see
+	 * {@link #start()}).
 	 */
 	default void restart() {
 		stop();
 		start();
 	}
+
+	/**
+	 * Stops the server abruptly, as a crash would, deletes whatever it persisted (its AOF
+	 * and RDB files) and starts it again on the same port: it comes back empty, as a
+	 * server without persistence would, even when it was started with
+	 * {@code --appendonly yes}. A plain {@link #restart()} of such a server keeps what it
+	 * had written to its AOF.
+	 */
+	void restartWithoutData();
 
 	/**
 	 * Freezes the server: connections stay open but nothing is answered until

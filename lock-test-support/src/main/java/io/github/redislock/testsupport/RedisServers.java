@@ -53,8 +53,26 @@ public final class RedisServers {
 	 */
 	public static LettuceConnectionFactory connectionFactory(RedisConfiguration configuration,
 			Duration commandTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+		return start(LettuceClientConfiguration.builder().commandTimeout(commandTimeout), configuration);
+	}
+
+	/**
+	 * A new, started Lettuce connection factory whose connections name themselves to
+	 * Redis ({@code CLIENT SETNAME}), so that {@code CLIENT LIST} tells whose they are.
+	 * The caller destroys it.
+	 * @param configuration where Redis is
+	 * @param commandTimeout how long a command may take before it fails
+	 * @param clientName the name the connections give themselves
+	 */
+	public static LettuceConnectionFactory connectionFactory(RedisConfiguration configuration, Duration commandTimeout,
+			String clientName) {
+		return start(LettuceClientConfiguration.builder().commandTimeout(commandTimeout).clientName(clientName),
+				configuration);
+	}
+
+	private static LettuceConnectionFactory start(LettuceClientConfiguration.LettuceClientConfigurationBuilder client,
+			RedisConfiguration configuration) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration, client.build());
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;

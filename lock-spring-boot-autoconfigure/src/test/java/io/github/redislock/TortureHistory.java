@@ -1,0 +1,257 @@
+package io.github.redislock;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * What the workers of {@link TortureTests} did, read from their files, and the checks
+ * made on it: overlapping holds, lost counter updates and fencing-token order.
+ *
+ * <p>
+ * Two kinds of overlap are legitimate and counted apart: a hold of a worker that was
+ * frozen past its lease ({@link #pausedPastLease}), and holds from different epochs
+ * (Redis lost its locks and counters in between, or the hold was being acquired while it
+ * did). Every other overlap is a violation. Lost updates must be explained by legitimate
+ * overlaps in which both holds wrote; normally there are none, because the store rejects
+ * the stale holder's write.
+ */
+final class TortureHistory {
+
+	/**
+	 * One {@code tryLock} call, and, if it acquired ({@code outcome == 'A'}), what the
+	 * hold did; see {@link TortureWorker} for the fields.
+	 */
+	record Call(int worker, int thread, int name, long start, long end, long waitMillis, long leaseMillis, char outcome,
+			long epochBefore, long epochAt, long token, long enter, long exit, long read, char write, long unlockEnd,
+			char unlocked) {
+
+		boolean acquired() {
+			return this.outcome == 'A';
+		}
+
+		/** The hold's epoch, or -1 if Redis lost its data while the lock was acquired. */
+		long epoch() {
+			return (this.epochBefore == this.epochAt) ? this.epochAt : -1;
+		}
+
+		static Call parse(int worker, String line) {
+			long[] f = new long[17];
+			char[] c = new char[17];
+			String[] fields = line.split(" ");
+			for (int i = 0; i < fields.length; i++) {
+				c[i] = fields[i].charAt(0);
+				f[i] = Character.isDigit(c[i]) || c[i] == '-' ? Long.parseLong(fields[i]) : 0;
+			}
+			return new Call(worker, (int) f[0], (int) f[1], f[2], f[3], f[4], f[5], c[6], f[7], f[8], f[9], f[10],
+					f[11], f[12], c[13], f[15], c[16]);
+		}
+
+		boolean sameThread(Call other) {
+			return this.worker == other.worker && this.thread == other.thread;
+		}
+
+	}
+
+	final List<Call> calls;
+
+	/** The acquired calls of each name, in the order their holds began. */
+	final List<List<Call>> holdsByName = new ArrayList<>();
+
+	final List<TortureFaults.Window> faults;
+
+	private final long watchdogMillis;
+
+	int overlaps;
+
+	/** Overlapping pairs of holds with one frozen past its lease. */
+	int pausedHolderOverlaps;
+
+	/** Holds frozen past their lease that overlapped later ones. */
+	int staleHolds;
+
+	/** Holds that overlapped a hold frozen past its lease. */
+	int holdsOverlappingStaleOnes;
+
+	int dataLossOverlaps;
+
+	int tokenViolations;
+
+	/**
+	 * Holds with the token of the thread's previous hold of the name, which it took over
+	 * after that one's unlock failed.
+	 */
+	int adoptedHolds;
+
+	long written;
+
+	long rejected;
+
+	long skipped;
+
+	long lostUpdates;
+
+	long unexplainedLostUpdates;
+
+	final List<String> violations = new ArrayList<>();
+
+	TortureHistory(List<Call> calls, List<TortureFaults.Window> faults, long[] counters, long watchdogMillis) {
+		this.calls = calls;
+		this.faults = faults;
+		this.watchdogMillis = watchdogMillis;
+		for (int name = 0; name < counters.length; name++) {
+			int index = name;
+			List<Call> holds = calls.stream()
+				.filter((call) -> call.acquired() && call.name() == index)
+				.sorted(Comparator.comparingLong(Call::enter))
+				.toList();
+			this.holdsByName.add(holds);
+			int legitimateWriteOverlaps = checkOverlaps(holds);
+			checkTokens(holds);
+			long writes = holds.stream().filter((hold) -> hold.write() == TortureStore.WRITTEN).count();
+			this.written += writes;
+			this.rejected += holds.stream().filter((hold) -> hold.write() == TortureStore.REJECTED).count();
+			this.skipped += holds.stream().filter((hold) -> hold.write() == TortureStore.SKIPPED).count();
+			long lost = writes - counters[name];
+			this.lostUpdates += lost;
+			long unexplained = (lost < 0) ? -lost : Math.max(0, lost - legitimateWriteOverlaps);
+			if (unexplained > 0) {
+				violation("torture-" + name + ": " + writes + " writes accepted, counter " + counters[name]);
+			}
+			this.unexplainedLostUpdates += unexplained;
+		}
+	}
+
+	static TortureHistory read(Path records, List<TortureFaults.Window> faults, long[] counters, long watchdogMillis) {
+		List<Call> calls = new ArrayList<>();
+		try (Stream<Path> files = Files.list(records)) {
+			for (Path file : files.sorted().toList()) {
+				int worker = Integer.parseInt(file.getFileName().toString().split("-")[1]);
+				try (Stream<String> lines = Files.lines(file)) {
+					lines.filter((line) -> !line.isBlank()).forEach((line) -> calls.add(Call.parse(worker, line)));
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		return new TortureHistory(calls, faults, counters, watchdogMillis);
+	}
+
+	/**
+	 * Whether the hold may have outlived its lock because its JVM was frozen: its call
+	 * began at least a lease before it left the critical section, its worker was frozen
+	 * meanwhile, and its unlock did not find the lock still its own (a successful unlock
+	 * proves that nobody else held the lock since the grant). Redis may then have given
+	 * the lock to someone else, which is what fencing tokens are for.
+	 */
+	boolean pausedPastLease(Call hold) {
+		if (hold.unlocked() == 'O' || hold.exit() - hold.start() < leaseNanos(hold)) {
+			return false;
+		}
+		return frozen(hold.worker(), hold.start(), hold.exit());
+	}
+
+	/**
+	 * Whether the overlap of the other hold with a hold frozen past its lease is
+	 * legitimate: the other began once the stale hold's lease could have run out (Redis
+	 * granted the stale one after its call began, so its lock lived at least a lease from
+	 * then).
+	 */
+	private boolean legitimatelyOverlaps(Call stale, Call other) {
+		return pausedPastLease(stale) && other.enter() >= stale.start() + leaseNanos(stale);
+	}
+
+	private long leaseNanos(Call hold) {
+		return ((hold.leaseMillis() > 0) ? hold.leaseMillis() : this.watchdogMillis) * 1_000_000;
+	}
+
+	/** Whether the worker was frozen at some time between the two. */
+	boolean frozen(int worker, long from, long to) {
+		return this.faults.stream().anyMatch((fault) -> fault.worker() == worker && fault.overlaps(from, to));
+	}
+
+	long acquisitions() {
+		return this.holdsByName.stream().mapToLong(List::size).sum();
+	}
+
+	long count(char outcome) {
+		return this.calls.stream().filter((call) -> call.outcome() == outcome).count();
+	}
+
+	long countUnlocked(char outcome) {
+		return this.calls.stream().filter((call) -> call.acquired() && call.unlocked() == outcome).count();
+	}
+
+	long epochs() {
+		return this.calls.stream().filter(Call::acquired).mapToLong(Call::epochAt).max().orElse(0) + 1;
+	}
+
+	private void violation(String description) {
+		if (this.violations.size() < 20) {
+			this.violations.add(description);
+		}
+	}
+
+	// returns how many legitimate overlaps had both holds write
+	private int checkOverlaps(List<Call> holds) {
+		int legitimateWriteOverlaps = 0;
+		Set<Call> staleHolds = new HashSet<>();
+		Set<Call> freshHolds = new HashSet<>();
+		List<Call> active = new ArrayList<>();
+		for (Call hold : holds) {
+			active.removeIf((earlier) -> earlier.exit() <= hold.enter());
+			for (Call earlier : active) {
+				boolean bothWrote = earlier.write() == TortureStore.WRITTEN && hold.write() == TortureStore.WRITTEN;
+				if (earlier.epoch() != hold.epoch() || hold.epoch() < 0) {
+					this.dataLossOverlaps++;
+					legitimateWriteOverlaps += bothWrote ? 1 : 0;
+				}
+				else if (legitimatelyOverlaps(earlier, hold) || legitimatelyOverlaps(hold, earlier)) {
+					this.pausedHolderOverlaps++;
+					boolean earlierIsStale = legitimatelyOverlaps(earlier, hold);
+					(earlierIsStale ? staleHolds : freshHolds).add(earlier);
+					(earlierIsStale ? freshHolds : staleHolds).add(hold);
+					legitimateWriteOverlaps += bothWrote ? 1 : 0;
+				}
+				else {
+					this.overlaps++;
+					violation("overlap: " + earlier + " and " + hold);
+				}
+			}
+			active.add(hold);
+		}
+		this.staleHolds += staleHolds.size();
+		this.holdsOverlappingStaleOnes += freshHolds.size();
+		return legitimateWriteOverlaps;
+	}
+
+	private void checkTokens(List<Call> holds) {
+		Map<Long, Call> lastByEpoch = new HashMap<>();
+		for (Call hold : holds) {
+			if (hold.epoch() < 0 || pausedPastLease(hold)) {
+				continue;
+			}
+			Call last = lastByEpoch.put(hold.epoch(), hold);
+			if (last != null && hold.token() == last.token() && hold.sameThread(last) && last.unlocked() != 'O') {
+				// Its unlock failed and left the hold in Redis, which the thread's next
+				// acquisition took over: nobody held the lock in between.
+				this.adoptedHolds++;
+			}
+			else if (last != null && hold.token() <= last.token()) {
+				this.tokenViolations++;
+				violation("token not increasing: " + last + " then " + hold);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,170 @@
+package io.github.redislock;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * What the JVMs of {@link TortureTests} share, in one memory-mapped file: the store the
+ * lock protects (per lock name a counter, updated with a deliberately non-atomic
+ * read-modify-write, and the epoch and fencing token of its last write), the current
+ * epoch (bumped by the test each time Redis loses its data), and a handshake through
+ * which the test freezes a worker while one of its threads is inside a critical section.
+ *
+ * <p>
+ * The store is fenced the way the README recommends, with the epoch in front of the
+ * token: a write whose (epoch, token) is lower than that of the last accepted write is
+ * rejected. Within an epoch the tokens come from one Redis that kept its data; across
+ * epochs they start again at 1.
+ */
+final class TortureStore implements AutoCloseable {
+
+	/** The write was made: the counter is now one more than the value read. */
+	static final char WRITTEN = 'W';
+
+	/** The store had accepted a write with a newer (epoch, token): a stale holder. */
+	static final char REJECTED = 'R';
+
+	/**
+	 * Not written: Redis lost its data while the lock was being acquired, so which epoch
+	 * the token belongs to is unknown.
+	 */
+	static final char SKIPPED = 'S';
+
+	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+	private static final int MAX_WORKERS = 64;
+
+	private static final int EPOCH = 0;
+
+	private static final int PAUSE_STATE = 8;
+
+	private static final int PAUSE_LEASE = PAUSE_STATE + 8 * MAX_WORKERS;
+
+	private static final int NAMES = PAUSE_LEASE + 8 * MAX_WORKERS;
+
+	private static final long IDLE = 0;
+
+	private static final long REQUESTED = 1;
+
+	private static final long CLAIMED = 2;
+
+	private static final long HOLDING = 3;
+
+	private final FileChannel channel;
+
+	private final MappedByteBuffer memory;
+
+	private TortureStore(Path file, int names) throws IOException {
+		if (names < 1) {
+			throw new IllegalArgumentException("At least one lock name, was " + names);
+		}
+		this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+				StandardOpenOption.WRITE);
+		this.memory = this.channel.map(FileChannel.MapMode.READ_WRITE, 0, NAMES + 24L * names);
+	}
+
+	/** Opens (or creates, zeroed) the store in the given file. */
+	static TortureStore open(Path file, int names) throws IOException {
+		return new TortureStore(file, names);
+	}
+
+	/** The highest worker index the pause handshake supports, plus one. */
+	static int maxWorkers() {
+		return MAX_WORKERS;
+	}
+
+	long epoch() {
+		return get(EPOCH);
+	}
+
+	/** Called by the test while no client can reach Redis, after it lost its data. */
+	void nextEpoch() {
+		LONGS.getAndAdd(this.memory, EPOCH, 1L);
+	}
+
+	long counter(int name) {
+		return get(NAMES + 24 * name + 16);
+	}
+
+	/**
+	 * Writes {@code read + 1} to the name's counter, fenced by the epoch and token.
+	 * @param epochBefore the epoch read before the lock was requested
+	 * @param epochAt the epoch read once it was held
+	 * @return {@link #WRITTEN}, {@link #REJECTED} or {@link #SKIPPED}
+	 */
+	char write(int name, long epochBefore, long epochAt, long token, long read) {
+		if (epochBefore != epochAt) {
+			return SKIPPED;
+		}
+		int slot = NAMES + 24 * name;
+		long storedEpoch = get(slot);
+		long storedToken = get(slot + 8);
+		if (storedEpoch > epochAt || (storedEpoch == epochAt && storedToken > token)) {
+			return REJECTED;
+		}
+		LONGS.setVolatile(this.memory, slot, epochAt);
+		LONGS.setVolatile(this.memory, slot + 8, token);
+		LONGS.setVolatile(this.memory, slot + 16, read + 1);
+		return WRITTEN;
+	}
+
+	/**
+	 * Worker side: if the test asked to freeze this worker, tells it that the calling
+	 * thread is inside a critical section with the given lease, and stays inside until
+	 * the test has frozen and resumed the JVM.
+	 */
+	void holdIfPauseRequested(int worker, long leaseMillis) {
+		int state = PAUSE_STATE + 8 * worker;
+		if (get(state) != REQUESTED || !LONGS.compareAndSet(this.memory, state, REQUESTED, CLAIMED)) {
+			return;
+		}
+		LONGS.setVolatile(this.memory, PAUSE_LEASE + 8 * worker, leaseMillis);
+		LONGS.setVolatile(this.memory, state, HOLDING);
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (get(state) == HOLDING && System.nanoTime() < deadline) {
+			LockSupport.parkNanos(1_000_000);
+		}
+	}
+
+	/**
+	 * Test side: asks the worker to report a thread inside a critical section, and waits
+	 * for one at most the given time.
+	 * @return the lease of that thread's lock in milliseconds (0 for a watchdog lease),
+	 * or -1 if none came in time (the request is then withdrawn)
+	 */
+	long awaitHolderOf(int worker, Duration timeout) {
+		int state = PAUSE_STATE + 8 * worker;
+		LONGS.setVolatile(this.memory, state, REQUESTED);
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (get(state) != HOLDING) {
+			if (System.nanoTime() > deadline && LONGS.compareAndSet(this.memory, state, REQUESTED, IDLE)) {
+				return -1;
+			}
+			LockSupport.parkNanos(200_000);
+		}
+		return get(PAUSE_LEASE + 8 * worker);
+	}
+
+	/** Test side: lets the thread that reported itself leave its critical section. */
+	void releaseHolderOf(int worker) {
+		LONGS.setVolatile(this.memory, PAUSE_STATE + 8 * worker, IDLE);
+	}
+
+	@Override
+	public void close() throws IOException {
+		this.channel.close();
+	}
+
+	private long get(int offset) {
+		return (long) LONGS.getVolatile(this.memory, offset);
+	}
+
+}

@@ -40,15 +40,17 @@ final class LockCommands {
 	/**
 	 * Runs the acquire script.
 	 * @param holdsBefore this owner's hold count before the call
+	 * @param budgetNanos what is left of the caller's time (wait plus command timeout),
+	 * or {@link RedisCalls#NO_LIMIT}
 	 * @return the fencing token (> 0), or minus the holder's remaining lease, or 0 when
 	 * that is unknown
 	 */
-	long acquire(LockKeys keys, String owner, long leaseMillis, int holdsBefore) {
+	long acquire(LockKeys keys, String owner, long leaseMillis, int holdsBefore, long budgetNanos) {
 		// a re-entry changes no ownership, so a failover cannot turn it into a double
 		// grant: it needs no acknowledgement
 		ReplicaAcknowledgement acknowledgement = (holdsBefore == 0) ? this.acknowledgement : null;
 		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
-		Long token = this.calls.call(describe("acquire", keys), extra, (redis) -> {
+		Long token = this.calls.call(describe("acquire", keys), extra, budgetNanos, (redis) -> {
 			CompletionStage<Long> locked = lockScript(redis, keys, owner, leaseMillis, holdsBefore);
 			return (acknowledgement != null)
 					? locked.thenCompose((reply) -> acknowledged(redis, keys, owner, reply, acknowledgement)) : locked;

@@ -140,14 +140,13 @@ public final class LockEngine implements AutoCloseable {
 			left = this.commands.release(keys, hold.owner(), hold.count());
 		}
 		catch (RuntimeException ex) {
-			// Unknown whether Redis ran it. Keep the hold while nested holds remain;
-			// after the last one stop renewing it, and release it once Redis answers
-			// rather than leave it held for the rest of its lease.
+			// Redis did not run it (refused it for now, LOADING say), or it is unknown
+			// whether it did. Keep the hold while nested holds remain; after the last one
+			// stop renewing it, and release it once Redis answers rather than leave it
+			// held for the rest of its lease.
 			if (hold.count() <= 1) {
 				forget(hold, ex);
-				if (ex instanceof RedisCalls.OutcomeUnknownException) {
-					this.settlements.settle(keys, hold.owner());
-				}
+				this.settlements.settle(keys, hold.owner());
 			}
 			throw ex;
 		}

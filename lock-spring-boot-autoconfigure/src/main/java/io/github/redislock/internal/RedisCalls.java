@@ -52,18 +52,40 @@ final class RedisCalls {
 		return TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos);
 	}
 
+	/** No limit of the caller's own: only the command timeout bounds a call. */
+	static final long NO_LIMIT = Long.MAX_VALUE;
+
+	/**
+	 * Redis' refusals that mean "not now": the command did not run, and will once Redis
+	 * is ready (a slot being migrated, a data set being loaded, a script running too
+	 * long, a cluster or replica not ready).
+	 */
+	private static final List<String> TRANSIENT_ERRORS = List.of("TRYAGAIN", "LOADING", "BUSY", "CLUSTERDOWN",
+			"MASTERDOWN");
+
+	/**
+	 * When a call started now must end: after the command timeout, or after what is left
+	 * of the caller's own time, whichever comes first.
+	 * @param budgetNanos what is left of the caller's time, or {@link #NO_LIMIT}
+	 */
+	long deadline(long budgetNanos) {
+		return System.nanoTime() + Math.max(0, Math.min(this.timeoutNanos, budgetNanos));
+	}
+
 	/**
 	 * Sends the command and waits for its answer, at most the command timeout plus
-	 * {@code extraMillis} (for a command that itself waits, such as {@code WAIT}).
+	 * {@code extraMillis} (for a command that itself waits, such as {@code WAIT}), and at
+	 * most {@code budgetNanos}.
 	 * @param what what the call does, for messages: "acquire lock 'a' (key 'lock:{a}')"
 	 * @throws OutcomeUnknownException when no answer came in time or the connection
 	 * failed after the command may have been sent
 	 * @throws RedisLockException when Redis refused the command, or no connection could
 	 * be had
 	 */
-	<T> T call(String what, long extraMillis,
+	<T> T call(String what, long extraMillis, long budgetNanos,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
-		long deadline = System.nanoTime() + this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis);
+		long deadline = System.nanoTime()
+				+ Math.max(0, Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
 		RedisConnection connection;
 		// the first call may open the shared connection: an interrupt must not cut that
 		// short either
@@ -89,15 +111,15 @@ final class RedisCalls {
 	}
 
 	<T> T call(String what, Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
-		return call(what, 0, command);
+		return call(what, 0, NO_LIMIT, command);
 	}
 
 	/**
-	 * Waits for a command already sent, at most the command timeout, as
+	 * Waits for a command already sent, until the given {@link #deadline}, as
 	 * {@link #call(String, Function)} does.
 	 */
-	<T> T await(String what, CompletionStage<T> command) {
-		return awaitUninterruptibly(what, command.toCompletableFuture(), System.nanoTime() + this.timeoutNanos);
+	<T> T await(String what, CompletionStage<T> command, long deadline) {
+		return awaitUninterruptibly(what, command.toCompletableFuture(), deadline);
 	}
 
 	/**
@@ -125,13 +147,16 @@ final class RedisCalls {
 	}
 
 	/**
-	 * Whether Redis refused the command because the lock's cluster slot is being migrated
-	 * and not all its keys are on one node yet ({@code TRYAGAIN}): the command did not
-	 * run, and will once the migration is over.
+	 * Whether Redis refused the command for now ({@code TRYAGAIN} while the lock's
+	 * cluster slot is being migrated, {@code LOADING} after a restart with persistence,
+	 * {@code BUSY}, {@code CLUSTERDOWN}, {@code MASTERDOWN}): it did not run, and will
+	 * once Redis is ready.
 	 */
-	static boolean isSlotMigrating(Throwable ex) {
+	static boolean isTransientRefusal(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN")) {
+			String message = cause.getMessage();
+			if (cause instanceof RedisCommandExecutionException && message != null
+					&& TRANSIENT_ERRORS.stream().anyMatch(message::startsWith)) {
 				return true;
 			}
 		}

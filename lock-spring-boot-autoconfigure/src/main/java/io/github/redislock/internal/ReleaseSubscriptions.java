@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -71,7 +72,13 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	private final long gracePeriodMillis;
 
+	@Nullable
 	private RedisConnection connection;
+
+	// the connection being opened on the janitor thread, which callers wait for within
+	// their own time
+	@Nullable
+	private CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening;
 
 	private boolean closed;
 
@@ -92,8 +99,15 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	 * Registers the calling thread as a waiter on the lock; returns once its release
 	 * channel is subscribed, so that a release after this call cannot be missed. Pair
 	 * with {@link #leave(Waiters)}.
+	 * @param budgetNanos the longest this may take: what is left of the caller's wait and
+	 * command timeout, or {@link RedisCalls#NO_LIMIT}; it never takes longer than the
+	 * command timeout
+	 * @throws RedisLockException when the subscription could not be made in time; a
+	 * thread that was queued behind one that failed fails too, at once
 	 */
-	Membership join(LockKeys keys) {
+	Membership join(LockKeys keys, long budgetNanos) {
+		long joinedAt = System.nanoTime();
+		long deadline = this.calls.deadline(budgetNanos);
 		for (;;) {
 			Waiters waiters = this.waitersByChannel.computeIfAbsent(keys.channel(), (channel) -> new Waiters(keys));
 			synchronized (waiters) {
@@ -102,7 +116,8 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 				}
 				boolean subscribing = !waiters.subscribed;
 				if (subscribing) {
-					subscribe(keys, waiters);
+					waiters.throwIfFailedSince(joinedAt);
+					subscribe(keys, waiters, deadline);
 				}
 				waiters.count++;
 				return new Membership(waiters, subscribing);
@@ -221,6 +236,9 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	synchronized void close() {
 		this.closed = true;
 		this.janitor.shutdownNow();
+		if (this.opening != null) {
+			this.opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
+		}
 		if (this.connection != null) {
 			try {
 				this.connection.close();
@@ -232,48 +250,34 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		}
 	}
 
-	// An interrupt must not cut a SUBSCRIBE short: whether the channel is subscribed
-	// would be unknown. The confirmation is awaited within the command timeout,
-	// uninterruptibly; opening the connection, through Spring Data Redis, is tried again
-	// when an interrupt cut it short. The interrupt status is restored afterwards. A
-	// SUBSCRIBE that failed may still take effect: the janitor unsubscribes the channel.
-	private void subscribe(LockKeys keys, Waiters waiters) {
+	// The confirmation is awaited within the deadline, uninterruptibly: an interrupt
+	// must not leave it unknown whether the channel is subscribed. A SUBSCRIBE that
+	// failed or timed out may still take effect: the janitor unsubscribes the channel.
+	private void subscribe(LockKeys keys, Waiters waiters, long deadline) {
 		String what = "wait for lock '" + keys.name() + "' (key '" + keys.lockKey() + "'): subscribing to '"
 				+ keys.channel() + "'";
-		boolean interrupted = Thread.interrupted();
 		try {
-			RedisPubSubAsyncCommands<byte[], byte[]> pubSub = null;
-			while (pubSub == null) {
-				try {
-					pubSub = pubSubCommands();
-				}
-				catch (RuntimeException ex) {
-					if (!isInterruption(ex)) {
-						throw failedToSubscribe(waiters,
-								new RedisLockException("Could not " + what + ": " + ex.getMessage(), ex));
-					}
-					interrupted = true;
-					Thread.interrupted();
-				}
-			}
+			RedisPubSubAsyncCommands<byte[], byte[]> pubSub = pubSubCommands(what, deadline);
 			waiters.ownSubscribes.incrementAndGet();
 			try {
-				this.calls.await(what, pubSub.subscribe(waiters.channelBytes));
+				this.calls.await(what, pubSub.subscribe(waiters.channelBytes), deadline);
 			}
-			catch (RedisLockException ex) {
+			catch (RuntimeException ex) {
 				waiters.ownSubscribes.set(0);
-				throw failedToSubscribe(waiters, ex);
+				throw ex;
 			}
 			waiters.subscribed = true;
 		}
-		finally {
-			if (interrupted || Thread.interrupted()) {
-				Thread.currentThread().interrupt();
-			}
+		catch (RedisLockException ex) {
+			throw failedToSubscribe(waiters, ex);
+		}
+		catch (RuntimeException ex) {
+			throw failedToSubscribe(waiters, new RedisLockException("Could not " + what + ": " + ex.getMessage(), ex));
 		}
 	}
 
 	private RedisLockException failedToSubscribe(Waiters waiters, RedisLockException ex) {
+		waiters.failed(ex);
 		long idleSince = ++waiters.idleGeneration;
 		try {
 			this.janitor.execute(() -> dropIfStillIdle(waiters, idleSince));
@@ -285,22 +289,14 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		return ex;
 	}
 
-	private static boolean isInterruption(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof InterruptedException || cause.getClass().getSimpleName().contains("Interrupted")) {
-				return true;
-			}
-		}
-		return false;
-	}
-
 	private void unsubscribe(Waiters waiters) {
 		RedisPubSubAsyncCommands<byte[], byte[]> pubSub = currentPubSubCommands();
 		if (pubSub == null) {
 			return;
 		}
 		try {
-			this.calls.await("unsubscribe from '" + waiters.channel + "'", pubSub.unsubscribe(waiters.channelBytes));
+			this.calls.await("unsubscribe from '" + waiters.channel + "'", pubSub.unsubscribe(waiters.channelBytes),
+					this.calls.deadline(RedisCalls.NO_LIMIT));
 		}
 		catch (RuntimeException ex) {
 			// The connection is broken; Lettuce would re-subscribe this channel on
@@ -317,23 +313,73 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	// The connection is opened (and its first channel subscribed) through Spring Data
-	// Redis, which registers this listener with Lettuce; the lock channels are then
-	// subscribed on Lettuce's asynchronous API of the same connection, to wait for each
-	// confirmation within the command timeout.
-	private synchronized RedisPubSubAsyncCommands<byte[], byte[]> pubSubCommands() {
-		if (this.closed) {
-			throw new IllegalStateException("The lock client is closed");
+	// Redis, which registers this listener with Lettuce, and which waits with the
+	// connection's own timeout (Lettuce's default is 60 s): so it is opened on the
+	// janitor thread, and callers wait for it within their deadline. The lock channels
+	// are then subscribed on Lettuce's asynchronous API of the same connection.
+	private RedisPubSubAsyncCommands<byte[], byte[]> pubSubCommands(String what, long deadline) {
+		CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> open;
+		synchronized (this) {
+			if (this.closed) {
+				throw new IllegalStateException("The lock client is closed");
+			}
+			RedisPubSubAsyncCommands<byte[], byte[]> current = currentPubSubCommands();
+			if (current != null) {
+				return current;
+			}
+			if (this.opening == null || this.opening.isDone()) {
+				CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening = new CompletableFuture<>();
+				try {
+					this.janitor.execute(() -> open(opening));
+				}
+				catch (RejectedExecutionException ex) {
+					throw new IllegalStateException("The lock client is closed");
+				}
+				this.opening = opening;
+			}
+			open = this.opening;
 		}
-		RedisPubSubAsyncCommands<byte[], byte[]> current = currentPubSubCommands();
-		if (current != null) {
-			return current;
+		return this.calls.await(what + " (opening the pub/sub connection)", open, deadline);
+	}
+
+	private void open(CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening) {
+		RedisConnection connection = null;
+		try {
+			RedisConnection previous;
+			synchronized (this) {
+				previous = this.connection;
+				this.connection = null;
+			}
+			if (previous != null) {
+				closeQuietly(previous);
+			}
+			connection = this.connectionFactory.getConnection();
+			connection.subscribe(this, this.clientChannel);
+			synchronized (this) {
+				if (!this.closed) {
+					this.connection = connection;
+					opening.complete(nativePubSub(connection));
+					return;
+				}
+			}
+			closeQuietly(connection);
+			opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
 		}
-		if (this.connection != null) {
-			this.connection.close();
+		catch (RuntimeException ex) {
+			if (connection != null) {
+				closeQuietly(connection);
+			}
+			opening.completeExceptionally(ex);
 		}
-		this.connection = this.connectionFactory.getConnection();
-		this.connection.subscribe(this, this.clientChannel);
-		return nativePubSub(this.connection);
+	}
+
+	private static void closeQuietly(RedisConnection connection) {
+		try {
+			connection.close();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not close the pub/sub connection cleanly", ex);
+		}
 	}
 
 	// With an open subscription, a Lettuce connection's native connection is its pub/sub
@@ -363,6 +409,13 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		// confirmations are not re-subscriptions
 		private final AtomicInteger ownSubscribes = new AtomicInteger();
 
+		// the last failure to subscribe, and when: threads that were already queued for
+		// the monitor then fail at once instead of trying again one after the other
+		@Nullable
+		private RedisLockException failure;
+
+		private long failedAt;
+
 		private boolean removed;
 
 		// changes each time the last waiter leaves, so a drop scheduled then is void once
@@ -381,6 +434,18 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		 */
 		boolean await(long nanos) throws InterruptedException {
 			return this.wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+		}
+
+		private void failed(RedisLockException failure) {
+			this.failure = failure;
+			this.failedAt = System.nanoTime();
+		}
+
+		private void throwIfFailedSince(long joinedAt) {
+			RedisLockException failure = this.failure;
+			if (failure != null && this.failedAt - joinedAt >= 0) {
+				throw new RedisLockException(failure.getMessage(), failure);
+			}
 		}
 
 		private boolean confirmsOwnSubscribe() {

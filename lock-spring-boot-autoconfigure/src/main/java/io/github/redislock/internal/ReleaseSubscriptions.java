@@ -339,7 +339,9 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 			}
 			open = this.opening;
 		}
-		return this.calls.await(what + " (opening the pub/sub connection)", open, deadline);
+		// a copy: a caller that gives up cancels what it waited for, and the opening is
+		// shared
+		return this.calls.await(what + " (opening the pub/sub connection)", open.copy(), deadline);
 	}
 
 	private void open(CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening) {

@@ -43,6 +43,8 @@ final class RedisCalls {
 
 	private final long timeoutNanos;
 
+	private volatile boolean connected;
+
 	RedisCalls(RedisConnectionFactory connectionFactory, long timeoutMillis) {
 		this.connectionFactory = connectionFactory;
 		this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -86,27 +88,50 @@ final class RedisCalls {
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
 		long deadline = System.nanoTime()
 				+ Math.max(0, Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
-		RedisConnection connection;
-		// the first call may open the shared connection: an interrupt must not cut that
-		// short either
-		boolean interrupted = Thread.interrupted();
-		try {
-			connection = this.connectionFactory.getConnection();
-		}
-		catch (RuntimeException ex) {
-			throw new RedisLockException("Could not " + what + ": " + message(ex), ex);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		RedisConnection connection = connection(what, deadline);
 		try {
 			CompletableFuture<T> future = command.apply(nativeCommands(connection)).toCompletableFuture();
 			return awaitUninterruptibly(what, future, deadline);
 		}
 		finally {
 			connection.close();
+		}
+	}
+
+	// Once the factory has connected, getConnection() hands out a view of its shared
+	// connection without any I/O. The first time, it connects, and Spring Data Redis
+	// waits for that with the connection's own timeouts (Lettuce's handshake waits up
+	// to its 60 s default on a frozen Redis): so until one has succeeded, connecting is
+	// done on a thread of its own and waited for within the deadline.
+	private RedisConnection connection(String what, long deadline) {
+		if (this.connected) {
+			try {
+				return this.connectionFactory.getConnection();
+			}
+			catch (RuntimeException ex) {
+				throw new RedisLockException("Could not " + what + ": " + message(ex), ex);
+			}
+		}
+		CompletableFuture<RedisConnection> connecting = new CompletableFuture<>();
+		Thread connector = new Thread(() -> {
+			try {
+				connecting.complete(this.connectionFactory.getConnection());
+			}
+			catch (Throwable ex) {
+				connecting.completeExceptionally(ex);
+			}
+		}, "redis-lock-connect");
+		connector.setDaemon(true);
+		connector.start();
+		try {
+			RedisConnection connection = awaitUninterruptibly(what, connecting.copy(), deadline);
+			this.connected = true;
+			return connection;
+		}
+		catch (OutcomeUnknownException ex) {
+			// nothing was sent: a known failure. A connection made after all is not used.
+			connecting.thenAccept(RedisConnection::close);
+			throw new RedisLockException(ex.getMessage(), ex.getCause());
 		}
 	}
 

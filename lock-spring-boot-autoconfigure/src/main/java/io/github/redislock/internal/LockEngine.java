@@ -12,6 +12,7 @@ import org.springframework.lang.Nullable;
 
 import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LeaseLostEvent;
+import io.github.redislock.RedisLockException;
 
 /**
  * Acquires and releases locks for the threads of one client, and keeps its holds: what
@@ -99,19 +100,18 @@ public final class LockEngine implements AutoCloseable {
 		boolean watchdogLease = leaseMillis <= 0;
 		long lease = watchdogLease ? this.watchdogLeaseMillis : leaseMillis;
 		boolean firstHold = this.holds.get(keys.lockKey(), thread) == null;
-		if (firstHold) {
-			this.settlements.claim(keys, owner);
-		}
+		boolean claimed = firstHold && this.settlements.claim(keys, owner);
 		long token;
 		try {
 			token = this.acquirer.acquire(keys, owner, thread, lease, start, waitNanos, interruptible);
 		}
-		catch (RedisCalls.OutcomeUnknownException ex) {
+		catch (RuntimeException | InterruptedException ex) {
 			// Redis may grant it later: a lock held for a whole lease by an owner that
-			// was told it failed. A nested acquisition adds nothing the owner's own count
-			// does not already undo at its last release.
-			if (firstHold) {
-				this.settlements.settle(keys, owner);
+			// was told it failed. Or this acquisition took over a settlement it could not
+			// finish in its place. A nested acquisition adds nothing the owner's own
+			// count does not already undo at its last release.
+			if (claimed || (firstHold && ex instanceof RedisCalls.OutcomeUnknownException)) {
+				this.settlements.settle(keys, owner, Settlements.Reason.ACQUIRE);
 			}
 			throw ex;
 		}
@@ -146,7 +146,9 @@ public final class LockEngine implements AutoCloseable {
 			// held for the rest of its lease.
 			if (hold.count() <= 1) {
 				forget(hold, ex);
-				this.settlements.settle(keys, hold.owner());
+				this.settlements.settle(keys, hold.owner(), Settlements.Reason.RELEASE);
+				throw new RedisLockException(ex.getMessage() + "; the client releases the lock in the background "
+						+ "once Redis answers (or its lease ends first)", ex);
 			}
 			throw ex;
 		}

@@ -15,16 +15,18 @@ import org.apache.commons.logging.LogFactory;
  * Gives back grants nobody accounts for. When a first acquisition's answer never came (a
  * timeout, a cut connection), Redis may have granted it anyway, or may still grant it
  * once it runs the queued script: a lock held for a whole lease by an owner that was told
- * it failed. A settlement releases that owner's hold on that lock in the background (the
- * release script with a count of one: it removes the lock only if this owner holds it,
- * and tells waiters), retrying until Redis gives an answer.
+ * it failed. The same holds for a last release that Redis refused for now ({@code
+ * LOADING}) or whose answer never came. A settlement releases that owner's hold on that
+ * lock in the background (the release script with a count of one: it removes the lock
+ * only if this owner holds it, and tells waiters), retrying until Redis gives an answer.
  *
  * <p>
  * It runs on the connection the acquisition used, after it, so Redis runs it after the
  * acquisition it settles. The owner itself may lock the same name again meanwhile: its
  * acquisition first {@link #claim claims} the settlement, so that the two never overlap;
  * a pending one is then dropped, because the owner's acquire script adopts such a hold as
- * its own, and one under way is waited for (at most one command timeout).
+ * its own, and one under way is waited for (at most one command timeout). If that
+ * acquisition fails too, it settles again.
  */
 final class Settlements implements AutoCloseable {
 
@@ -33,6 +35,8 @@ final class Settlements implements AutoCloseable {
 	private static final long FIRST_RETRY_MILLIS = 100;
 
 	private static final long LAST_RETRY_MILLIS = 2_000;
+
+	private static final long REFUSED_RETRY_MILLIS = 50;
 
 	private static final AtomicInteger clientCount = new AtomicInteger();
 
@@ -56,30 +60,55 @@ final class Settlements implements AutoCloseable {
 	 * Starts settling an acquisition of the lock by the owner whose outcome is unknown.
 	 * The owner held no hold of the lock before it.
 	 */
-	void settle(LockKeys keys, String owner) {
-		Settlement settlement = new Settlement(keys, owner);
+	void settle(LockKeys keys, String owner, Reason reason) {
+		Settlement settlement = new Settlement(keys, owner, reason);
 		Settlement earlier = this.pending.put(settlement.key, settlement);
 		if (earlier != null) {
 			earlier.cancel();
 		}
-		logger.debug("Lock '" + keys.name() + "' may have been granted after its acquisition failed; "
-				+ "releasing it in the background");
+		if (logger.isDebugEnabled()) {
+			logger.debug("Lock '" + keys.name() + "' may still be held for this client after its " + reason.what
+					+ " failed; releasing it in the background");
+		}
 		schedule(settlement, 0);
 	}
 
+	/** Why a settlement is needed. */
+	enum Reason {
+
+		/** An acquisition failed, but Redis may have granted it, or may still. */
+		ACQUIRE("acquisition"),
+
+		/**
+		 * A last release failed: Redis did not run it, or it is unknown whether it did.
+		 */
+		RELEASE("release");
+
+		private final String what;
+
+		Reason(String what) {
+			this.what = what;
+		}
+
+	}
+
 	/**
-	 * Called before the owner acquires the lock: drops a pending settlement of it, or
-	 * waits for the one under way to end.
+	 * Called before the owner acquires the lock: drops a pending settlement of it,
+	 * waiting for one under way to end. If the acquisition then fails, the caller settles
+	 * again.
+	 * @return whether there was a settlement
 	 */
-	void claim(LockKeys keys, String owner) {
+	boolean claim(LockKeys keys, String owner) {
 		if (this.pending.isEmpty()) {
-			return;
+			return false;
 		}
 		Settlement settlement = this.pending.get(new Key(keys.lockKey(), owner));
-		if (settlement != null) {
-			settlement.cancel();
-			this.pending.remove(settlement.key, settlement);
+		if (settlement == null) {
+			return false;
 		}
+		settlement.cancel();
+		this.pending.remove(settlement.key, settlement);
+		return true;
 	}
 
 	/** Settlements not finished yet. */
@@ -106,16 +135,20 @@ final class Settlements implements AutoCloseable {
 			return;
 		}
 		boolean settled = false;
+		long retryDelay = 0;
 		try {
 			long reply = this.commands.release(settlement.keys, settlement.owner, 1);
 			settled = true;
 			if (reply == 0) {
-				logger.info("Released lock '" + settlement.keys.name() + "', granted by Redis after its acquisition "
-						+ "had failed (no answer in time)");
+				logger.info("Released lock '" + settlement.keys.name() + "' in the background: Redis still held it "
+						+ "for this client after its " + settlement.reason.what + " had failed");
 			}
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not settle lock '" + settlement.keys.name() + "' yet: " + ex.getMessage());
+			// Redis answered "not now" (LOADING, say): it will be ready soon, try again
+			// as the acquirer does; no answer at all: back off
+			retryDelay = RedisCalls.isTransientRefusal(ex) ? REFUSED_RETRY_MILLIS : settlement.nextDelay();
 		}
 		finally {
 			settlement.finish();
@@ -124,7 +157,7 @@ final class Settlements implements AutoCloseable {
 			this.pending.remove(settlement.key, settlement);
 		}
 		else if (this.pending.get(settlement.key) == settlement) {
-			schedule(settlement, settlement.nextDelay());
+			schedule(settlement, retryDelay);
 		}
 	}
 
@@ -139,16 +172,19 @@ final class Settlements implements AutoCloseable {
 
 		private final String owner;
 
+		private final Reason reason;
+
 		private boolean running;
 
 		private boolean cancelled;
 
 		private long delayMillis = FIRST_RETRY_MILLIS;
 
-		Settlement(LockKeys keys, String owner) {
+		Settlement(LockKeys keys, String owner, Reason reason) {
 			this.key = new Key(keys.lockKey(), owner);
 			this.keys = keys;
 			this.owner = owner;
+			this.reason = reason;
 		}
 
 		synchronized boolean start() {

@@ -73,7 +73,16 @@ final class RedisContainer implements RedisServer {
 	}
 
 	@Override
-	public synchronized void start() {
+	public void start() {
+		start(false);
+	}
+
+	@Override
+	public void startWhileLoading() {
+		start(true);
+	}
+
+	private synchronized void start(boolean whileLoading) {
 		if (isRunning()) {
 			return;
 		}
@@ -81,7 +90,8 @@ final class RedisContainer implements RedisServer {
 		this.paused = false;
 		long deadline = System.nanoTime() + 10_000_000_000L;
 		while (System.nanoTime() < deadline) {
-			if (RespCommand.answers(host(), this.port)) {
+			if (whileLoading ? RespCommand.answersOrLoading(host(), this.port)
+					: RespCommand.answers(host(), this.port)) {
 				return;
 			}
 			Thread.onSpinWait();

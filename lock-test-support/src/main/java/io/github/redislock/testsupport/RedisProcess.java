@@ -116,7 +116,16 @@ final class RedisProcess implements RedisServer {
 	}
 
 	@Override
-	public synchronized void start() {
+	public void start() {
+		start(false);
+	}
+
+	@Override
+	public void startWhileLoading() {
+		start(true);
+	}
+
+	private synchronized void start(boolean whileLoading) {
 		if (this.process != null && this.process.isAlive()) {
 			return;
 		}
@@ -142,7 +151,8 @@ final class RedisProcess implements RedisServer {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException("redis-server on port " + this.port + " exited at start-up: " + log());
 			}
-			if (RespCommand.answers(host(), this.port)) {
+			if (whileLoading ? RespCommand.answersOrLoading(host(), this.port)
+					: RespCommand.answers(host(), this.port)) {
 				return;
 			}
 			try {

@@ -27,6 +27,17 @@ public interface RedisServer extends AutoCloseable {
 	 */
 	void start();
 
+	/**
+	 * Starts the server again after {@link #stop()}, as {@link #start()} does, but
+	 * returns as soon as it accepts connections, while it may still be loading what it
+	 * persisted: until it has, it refuses most commands with {@code LOADING}. To make
+	 * that last, start the server with, for example, {@code --key-load-delay 200} (a
+	 * pause in microseconds per key loaded) and
+	 * {@code --loading-process-events-interval-bytes 1024} (so that it answers while it
+	 * loads), and {@code SAVE} enough keys before stopping it.
+	 */
+	void startWhileLoading();
+
 	/** Stops the server abruptly, as a crash would: no save, open connections are cut. */
 	void stop();
 

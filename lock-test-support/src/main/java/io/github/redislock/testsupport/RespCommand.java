@@ -53,6 +53,22 @@ final class RespCommand {
 	}
 
 	/**
+	 * Whether a server answers PING, or refuses it only because it is still loading its
+	 * data set ({@code LOADING}): it accepts commands, some of them at once.
+	 */
+	static boolean answersOrLoading(String host, int port) {
+		try {
+			return "PONG".equals(send(host, port, "PING"));
+		}
+		catch (IllegalStateException ex) {
+			return ex.getMessage().contains("NOAUTH") || ex.getMessage().contains("LOADING");
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
+	/**
 	 * Reads one reply; arrays come back as their elements, one per line; a nil as an
 	 * empty string.
 	 */

@@ -141,13 +141,9 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 		return LockKeys.of(this.keyPrefix, name);
 	}
 
-	// Unless the factory says it is standalone, renew in per-slot batches: that is always
-	// valid, at the cost of more calls when many locks are held.
+	// On a cluster, renew in per-slot batches (a script's keys must share a slot).
 	private static boolean isCluster(RedisConnectionFactory connectionFactory) {
-		if (isLettuce(connectionFactory)) {
-			return ((LettuceConnectionFactory) connectionFactory).isClusterAware();
-		}
-		return true;
+		return ((LettuceConnectionFactory) connectionFactory).isClusterAware();
 	}
 
 	private static boolean isLettuce(RedisConnectionFactory connectionFactory) {

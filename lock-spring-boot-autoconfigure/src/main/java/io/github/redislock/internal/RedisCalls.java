@@ -153,7 +153,10 @@ final class RedisCalls {
 	 */
 	static <T> CompletionStage<T> script(RedisClusterAsyncCommands<byte[], byte[]> redis, RedisScript<?> script,
 			ScriptOutputType type, List<String> keys, String... args) {
-		byte[][] keyBytes = keys.stream().map(RedisCalls::bytes).toArray(byte[][]::new);
+		byte[][] keyBytes = new byte[keys.size()][];
+		for (int i = 0; i < keyBytes.length; i++) {
+			keyBytes[i] = bytes(keys.get(i));
+		}
 		byte[][] argBytes = new byte[args.length][];
 		for (int i = 0; i < args.length; i++) {
 			argBytes[i] = bytes(args[i]);

@@ -17,7 +17,6 @@ import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -240,12 +239,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 			this.opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
 		}
 		if (this.connection != null) {
-			try {
-				this.connection.close();
-			}
-			catch (DataAccessException ex) {
-				logger.debug("Could not close the pub/sub connection cleanly", ex);
-			}
+			closeQuietly(this.connection);
 			this.connection = null;
 		}
 	}

@@ -112,70 +112,74 @@ class ReconnectWakeUpTests {
 
 	@Test
 	void aReleaseWhileTheWaitersConnectionsAreCutWakesItWithinASecondOfHealing() throws Exception {
-		String name = LockTestClients.uniqueName();
-		RedisLock holder = this.clients.newClient().getLock(name);
-		holder.lock(HOLDER_LEASE);
-		FaultProxy proxy = startProxy();
-		RedisLockClient waiting = clientBehind(proxy);
-		CompletableFuture<WaitOutcome> waiter = startWaiting(waiting, name);
-		awaitSubscribed(waiting, name);
+		BehindProxy scene = waitingBehindProxy();
+		FaultProxy proxy = scene.proxy();
+		String name = scene.name();
 		proxy.cut();
 		await().atMost(Duration.ofSeconds(5)).until(() -> subscribers(name) == 0);
 		long releasedAt = System.nanoTime();
-		holder.unlock();
+		scene.holder().unlock();
 		assertThat(subscribers(name)).as("subscribers of the release channel when the release was published").isZero();
 		long healedAt = System.nanoTime();
 		proxy.heal();
-		WaitOutcome outcome = waiter.get(30, TimeUnit.SECONDS);
-		report("FaultProxy cut", outcome, releasedAt, "heal", healedAt);
-		assertAcquiredSoonAfter(outcome, releasedAt, "heal", healedAt);
-		assertReleasesWakeTheWaiterAtOnceAgain(holder, waiting);
+		assertWokenSoonAfterTheHeal(scene, "FaultProxy cut", releasedAt, healedAt);
 	}
 
 	@Test
 	void aReleaseDuringAPartitionOfTheWaiterWakesItWithinASecondOfHealing() throws Exception {
-		String name = LockTestClients.uniqueName();
-		RedisLock holder = this.clients.newClient().getLock(name);
-		holder.lock(HOLDER_LEASE);
-		FaultProxy proxy = startProxy();
-		RedisLockClient waiting = clientBehind(proxy);
-		CompletableFuture<WaitOutcome> waiter = startWaiting(waiting, name);
-		awaitSubscribed(waiting, name);
+		BehindProxy scene = waitingBehindProxy();
+		FaultProxy proxy = scene.proxy();
 		proxy.blackHole();
 		long releasedAt = System.nanoTime();
-		holder.unlock();
+		scene.holder().unlock();
 		// the partition lasts a while, and the waiter keeps waiting through it
-		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> !waiter.isDone());
+		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> !scene.waiter().isDone());
 		long healedAt = System.nanoTime();
 		proxy.heal();
-		WaitOutcome outcome = waiter.get(30, TimeUnit.SECONDS);
-		report("FaultProxy partition", outcome, releasedAt, "heal", healedAt);
-		assertAcquiredSoonAfter(outcome, releasedAt, "heal", healedAt);
-		assertReleasesWakeTheWaiterAtOnceAgain(holder, waiting);
+		assertWokenSoonAfterTheHeal(scene, "FaultProxy partition", releasedAt, healedAt);
 	}
 
 	@Test
 	void aReleaseLostWhenAPartitionEndsInResetConnectionsWakesTheWaiterWithinASecondOfHealing() throws Exception {
-		String name = LockTestClients.uniqueName();
-		RedisLock holder = this.clients.newClient().getLock(name);
-		holder.lock(HOLDER_LEASE);
-		FaultProxy proxy = startProxy();
-		RedisLockClient waiting = clientBehind(proxy);
-		CompletableFuture<WaitOutcome> waiter = startWaiting(waiting, name);
-		awaitSubscribed(waiting, name);
+		BehindProxy scene = waitingBehindProxy();
+		FaultProxy proxy = scene.proxy();
 		proxy.blackHole();
 		long releasedAt = System.nanoTime();
-		holder.unlock();
-		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> !waiter.isDone());
+		scene.holder().unlock();
+		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> !scene.waiter().isDone());
 		// the partition ends with the connections reset (as by a firewall or NAT that
 		// dropped them): the release message held in the network is gone
 		proxy.cut();
 		long healedAt = System.nanoTime();
 		proxy.heal();
-		WaitOutcome outcome = waiter.get(30, TimeUnit.SECONDS);
-		report("FaultProxy partition ended by a reset", outcome, releasedAt, "heal", healedAt);
+		assertWokenSoonAfterTheHeal(scene, "FaultProxy partition ended by a reset", releasedAt, healedAt);
+	}
+
+	/**
+	 * A holder (another client, 30 s lease) and a client behind a proxy waiting for its
+	 * lock, subscribed.
+	 */
+	private BehindProxy waitingBehindProxy() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getLock(name);
+		holder.lock(HOLDER_LEASE);
+		FaultProxy proxy = startProxy();
+		RedisLockClient waiting = clientBehind(proxy);
+		CompletableFuture<WaitOutcome> waiter = startWaiting(waiting, name);
+		awaitSubscribed(waiting, name);
+		return new BehindProxy(name, holder, proxy, waiting, waiter);
+	}
+
+	private void assertWokenSoonAfterTheHeal(BehindProxy scene, String fault, long releasedAt, long healedAt)
+			throws Exception {
+		WaitOutcome outcome = scene.waiter().get(30, TimeUnit.SECONDS);
+		report(fault, outcome, releasedAt, "heal", healedAt);
 		assertAcquiredSoonAfter(outcome, releasedAt, "heal", healedAt);
-		assertReleasesWakeTheWaiterAtOnceAgain(holder, waiting);
+		assertReleasesWakeTheWaiterAtOnceAgain(scene.holder(), scene.waiting());
+	}
+
+	private record BehindProxy(String name, RedisLock holder, FaultProxy proxy, RedisLockClient waiting,
+			CompletableFuture<WaitOutcome> waiter) {
 	}
 
 	private void assertAcquiredSoonAfter(WaitOutcome outcome, long releasedAt, String event, long eventAt) {

@@ -3,16 +3,18 @@ package io.github.redislock;
 import java.time.Duration;
 
 /**
- * Tells that a thread of this process held a lock and no longer does, without having
- * released it: its lease ran out (an explicit lease was overrun, or a pause or outage
- * stopped the watchdog) or the lock was force-unlocked. Another holder may have run at
- * the same time. Spring Boot publishes it as an application event
+ * Tells that a thread or a {@link LockHandle} of this process held a lock and no longer
+ * does, without having released it: its lease ran out (an explicit lease was overrun, or
+ * a pause or outage stopped the watchdog), the lock was force-unlocked, or its holder was
+ * abandoned (see {@link DetectedBy#ABANDONED}). Another holder may have run at the same
+ * time. Spring Boot publishes it as an application event
  * ({@code @EventListener void on(LeaseLostEvent event)}); without Boot, register a
  * listener with {@link RedisLockClient.Builder#leaseLostListener}.
  *
  * @param lockName the lock's name
  * @param lockKey the lock's Redis key
- * @param threadName the thread that held it
+ * @param threadName the thread that held it; for a {@link LockHandle}, the thread that
+ * acquired it
  * @param heldFor how long ago the thread had acquired it
  * @param lease the lease it held it with
  * @param watchdog whether the watchdog renewed that lease
@@ -40,7 +42,17 @@ public record LeaseLostEvent(String lockName, String lockKey, String threadName,
 		 * The holding thread acquiring the lock again, before unlocking, and getting it
 		 * afresh: its earlier hold had been lost.
 		 */
-		ACQUIRE
+		ACQUIRE,
+
+		/**
+		 * The holder can no longer release the lock: a thread that ended while holding
+		 * it, or a {@link LockHandle} that became unreachable (garbage-collected) without
+		 * {@link LockHandle#release()}. The client stops renewing the lease, so the lock
+		 * is free for others once the lease ends; it is not released at once, because
+		 * code that dropped its handle may still be working under the lock.
+		 * @since 0.1.0
+		 */
+		ABANDONED
 
 	}
 

@@ -1,11 +1,15 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.redislock.internal.DefaultRedisLockClient;
-import io.github.redislock.internal.ReplicaAcknowledgement;
+import io.github.redislock.internal.LockNames;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -49,6 +53,105 @@ public interface RedisLockClient extends AutoCloseable {
 	RedisLock getLock(String name);
 
 	/**
+	 * Acquires the named lock for a new {@link LockHandle}, waiting up to
+	 * {@code waitTime}. The handle, not the calling thread, owns the lock: any thread may
+	 * release it, and it never re-enters (a second acquisition of the same name waits,
+	 * also on the same thread).
+	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param waitTime how long to wait for the lock; zero means do not wait
+	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
+	 * watchdog renew it until the handle is released
+	 * @return the handle; release it, ideally with try-with-resources
+	 * @throws LockNotAcquiredException if the lock was not acquired within
+	 * {@code waitTime}, or the wait was interrupted (the interrupt status is then set
+	 * again)
+	 * @throws RedisLockException if Redis cannot be reached
+	 * @since 0.1.0
+	 */
+	default LockHandle acquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
+		return tryAcquire(name, waitTime, leaseTime).orElseThrow(() -> new LockNotAcquiredException(name, waitTime));
+	}
+
+	/**
+	 * Acquires the named lock for a new {@link LockHandle} as
+	 * {@link #acquire(String, Duration, Duration)} does, but answers an empty optional
+	 * when another holder kept the lock for the whole wait.
+	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param waitTime how long to wait for the lock; zero means do not wait
+	 * @param leaseTime how long the lock stays held at most, or {@code null} for the
+	 * watchdog's lease
+	 * @return the handle, or empty when the lock was not acquired in time
+	 * @throws LockNotAcquiredException if the wait was interrupted (the interrupt status
+	 * is then set again)
+	 * @throws RedisLockException if Redis cannot be reached
+	 * @since 0.1.0
+	 */
+	Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime);
+
+	/**
+	 * Acquires the named lock for a new {@link LockHandle} without blocking a thread:
+	 * while the lock is taken, the acquisition sleeps until a release message or the
+	 * holder's lease end, and no thread waits for it. Cancelling the future withdraws the
+	 * acquisition: nothing is left held, queued or subscribed for it, also when the lock
+	 * was granted at the same moment (it is then released).
+	 * <p>
+	 * The future completes on a thread of the client; continue with the {@code ...Async}
+	 * variants of {@link CompletableFuture} for anything that blocks.
+	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param waitTime how long to wait for the lock; zero means do not wait
+	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
+	 * watchdog renew it until the handle is released
+	 * @return completes with the handle; or exceptionally with
+	 * {@link LockNotAcquiredException} when the lock was not acquired within
+	 * {@code waitTime}, or {@link RedisLockException} when Redis cannot be reached
+	 * @throws IllegalArgumentException if the name, wait or lease is not usable
+	 * @since 0.1.0
+	 */
+	CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime);
+
+	/**
+	 * Acquires the named lock without blocking a thread, runs the action, and holds the
+	 * lock until the stage the action returned completes, normally, exceptionally or by
+	 * cancellation; then releases it.
+	 * @param name the lock's name
+	 * @param waitTime how long to wait for the lock; zero means do not wait
+	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
+	 * watchdog renew it until the stage completes
+	 * @param action starts the work and returns its stage; called on a thread of the
+	 * client once the lock is held, so it should not block
+	 * @return completes as the action's stage did, once the lock is released; or
+	 * exceptionally with {@link LockNotAcquiredException} (the action did not run),
+	 * {@link LeaseExpiredException} (the work outlasted its lease) or
+	 * {@link RedisLockException}
+	 * @since 0.1.0
+	 */
+	default <T> CompletableFuture<T> withLockAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
+			Supplier<? extends CompletionStage<T>> action) {
+		Assert.notNull(action, "action must not be null");
+		// the client built by builder() releases without blocking; this fallback releases
+		// on the common pool, never on the thread that completed the action's stage
+		return acquireAsync(name, waitTime, leaseTime).thenCompose((handle) -> {
+			CompletionStage<T> stage;
+			try {
+				stage = action.get();
+			}
+			catch (RuntimeException | Error ex) {
+				unlockAfterFailure(handle::release, ex);
+				throw ex;
+			}
+			return stage.handleAsync((value, failure) -> {
+				if (failure != null) {
+					unlockAfterFailure(handle::release, failure);
+					throw (failure instanceof CompletionException completion) ? completion
+							: new CompletionException(failure);
+				}
+				handle.release();
+				return value;
+			});
+		});
+	}
+
+	/**
 	 * Runs the action while holding the named lock, and releases the lock afterwards,
 	 * also when the action throws.
 	 * @param name the lock's name
@@ -83,7 +186,7 @@ public interface RedisLockClient extends AutoCloseable {
 			result = action.get();
 		}
 		catch (RuntimeException | Error ex) {
-			unlockAfterFailure(lock, ex);
+			unlockAfterFailure(lock::unlock, ex);
 			throw ex;
 		}
 		lock.unlock();
@@ -126,9 +229,9 @@ public interface RedisLockClient extends AutoCloseable {
 		return new Builder(new StringRedisTemplate(connectionFactory));
 	}
 
-	private static void unlockAfterFailure(RedisLock lock, Throwable failure) {
+	private static void unlockAfterFailure(Runnable unlock, Throwable failure) {
 		try {
-			lock.unlock();
+			unlock.run();
 		}
 		catch (RuntimeException unlockFailure) {
 			failure.addSuppressed(unlockFailure);
@@ -157,8 +260,9 @@ public interface RedisLockClient extends AutoCloseable {
 		@Nullable
 		private MeterRegistry meterRegistry;
 
-		@Nullable
-		private ReplicaAcknowledgement replicaAcknowledgement;
+		private int acknowledgingReplicas;
+
+		private Duration acknowledgementTimeout = Duration.ZERO;
 
 		private Builder(StringRedisTemplate redisTemplate) {
 			Assert.notNull(redisTemplate, "redisTemplate must not be null");
@@ -171,9 +275,8 @@ public interface RedisLockClient extends AutoCloseable {
 		 */
 		public Builder keyPrefix(String keyPrefix) {
 			Assert.notNull(keyPrefix, "keyPrefix must not be null");
-			Assert.isTrue(!keyPrefix.isBlank(), "keyPrefix must not be blank");
-			Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0, () -> "keyPrefix '" + keyPrefix
-					+ "' must not contain '{' or '}': the client adds a " + "cluster hash tag after it");
+			String problem = LockNames.keyPrefixProblem(keyPrefix);
+			Assert.isNull(problem, () -> "keyPrefix " + problem + " (was '" + keyPrefix + "')");
 			this.keyPrefix = keyPrefix;
 			return this;
 		}
@@ -273,7 +376,8 @@ public interface RedisLockClient extends AutoCloseable {
 			Assert.isTrue(replicas >= 1, () -> "replicas must be at least 1, was " + replicas);
 			Assert.notNull(timeout, "timeout must not be null");
 			Assert.isTrue(timeout.toMillis() >= 1, () -> "timeout must be at least 1ms, was " + timeout);
-			this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout.toMillis());
+			this.acknowledgingReplicas = replicas;
+			this.acknowledgementTimeout = timeout;
 			return this;
 		}
 
@@ -281,7 +385,7 @@ public interface RedisLockClient extends AutoCloseable {
 		public RedisLockClient build() {
 			return new DefaultRedisLockClient(this.redisTemplate, this.keyPrefix, this.watchdogTimeout,
 					this.commandTimeout, this.leaseLostListener, this.observationRegistry, this.meterRegistry,
-					this.replicaAcknowledgement);
+					this.acknowledgingReplicas, this.acknowledgementTimeout);
 		}
 
 	}

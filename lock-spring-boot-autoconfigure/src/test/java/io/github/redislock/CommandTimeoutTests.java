@@ -121,7 +121,7 @@ class CommandTimeoutTests {
 		this.clients.newClient().getLock(name).lock();
 		RedisLockClient waiting = this.clients.newClient();
 		CompletableFuture<Timed> call = tryLockOnItsOwnThread(waiting.getLock(name));
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiting).waitingCount() == 1);
 		fault.inject(redis.server());
 		try {
 			// the waiter sleeps until its wait ends, then tries once more: no answer
@@ -131,8 +131,8 @@ class CommandTimeoutTests {
 			assertThat(result.outcome()).as("what tryLock(%s) returned or threw", WAIT)
 				.satisfiesAnyOf((value) -> assertThat(value).isEqualTo(false),
 						(value) -> assertThat(value).isInstanceOf(RedisLockException.class));
-			assertThat(LockTestClients.engine(waiting).waitingThreadCount()).isZero();
-			assertThat(LockTestClients.engine(waiting).heldCount()).isZero();
+			assertThat(LockTestClients.inspector(waiting).waitingCount()).isZero();
+			assertThat(LockTestClients.inspector(waiting).heldCount()).isZero();
 		}
 		finally {
 			fault.repair(redis.server());
@@ -174,8 +174,8 @@ class CommandTimeoutTests {
 				assertThat(result.outcome()).as("what tryLock(%s) returned or threw", WAIT)
 					.satisfiesAnyOf((value) -> assertThat(value).isEqualTo(false),
 							(value) -> assertThat(value).isInstanceOf(RedisLockException.class));
-				assertThat(LockTestClients.engine(waiting).waitingThreadCount()).isZero();
-				assertThat(LockTestClients.engine(waiting).heldCount()).isZero();
+				assertThat(LockTestClients.inspector(waiting).waitingCount()).isZero();
+				assertThat(LockTestClients.inspector(waiting).heldCount()).isZero();
 			}
 			finally {
 				proxy.heal();
@@ -200,15 +200,15 @@ class CommandTimeoutTests {
 				.hasMessageContaining("'" + lock.getName() + "'")
 				.hasMessageContaining("redis-lock.command-timeout");
 			// the thread holds nothing any more and the watchdog has let go of it
-			assertThat(LockTestClients.engine(client).heldCount()).isZero();
-			assertThat(LockTestClients.engine(client).watchdogCount()).isZero();
+			assertThat(LockTestClients.inspector(client).heldCount()).isZero();
+			assertThat(LockTestClients.inspector(client).watchdogCount()).isZero();
 		}
 		finally {
 			fault.repair(redis.server());
 		}
 		// released in the background once Redis answers, not when its 30 s lease ends
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			assertThat(LockTestClients.engine(client).settlingCount()).isZero();
+			assertThat(LockTestClients.inspector(client).settlingCount()).isZero();
 			assertThat(redis.command("EXISTS", "lock:{" + lock.getName() + "}")).isEqualTo("0");
 		});
 	}
@@ -239,7 +239,7 @@ class CommandTimeoutTests {
 		held.lock();
 		RedisLockClient waiting = this.clients.newClient((builder) -> builder.commandTimeout(commandTimeout));
 		CompletableFuture<Timed> call = tryLockOnItsOwnThread(waiting.getLock(name));
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiting).waitingCount() == 1);
 		redis.server().pause();
 		try {
 			Timed result = call.get(NO_HANG_SECONDS, TimeUnit.SECONDS);

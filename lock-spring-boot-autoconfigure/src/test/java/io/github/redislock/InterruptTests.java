@@ -19,7 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
-import io.github.redislock.internal.DefaultRedisLockClient;
+import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
 import io.github.redislock.testsupport.RedisServers;
@@ -186,8 +186,8 @@ class InterruptTests {
 				.succeedsWithin(Duration.ofSeconds(5))
 				.isEqualTo(true);
 			assertThat(seenElsewhere.isLocked()).isFalse();
-			assertThat(LockTestClients.engine(client).heldCount()).isZero();
-			assertThat(LockTestClients.engine(client).watchdogCount()).isZero();
+			assertThat(LockTestClients.inspector(client).heldCount()).isZero();
+			assertThat(LockTestClients.inspector(client).watchdogCount()).isZero();
 			// the pool's thread lives on: a watchdog still renewing would keep it locked
 			await().during(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(3))
 				.atMost(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(5))
@@ -213,12 +213,12 @@ class InterruptTests {
 			lock.unlock();
 			return outcome;
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(client).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
 		// one more interrupt while it waits does not end the wait either
 		caller.thread().interrupt();
 		await().during(Duration.ofMillis(300))
 			.atMost(Duration.ofSeconds(2))
-			.until(() -> LockTestClients.engine(client).waitingThreadCount() == 1 && caller.thread().isAlive());
+			.until(() -> LockTestClients.inspector(client).waitingCount() == 1 && caller.thread().isAlive());
 		held.unlock();
 		assertThat(caller.result()).isEqualTo("interrupt status set, held: true");
 		assertThat(lock.isLocked()).isFalse();
@@ -238,7 +238,7 @@ class InterruptTests {
 		caller.thread().start();
 		assertThat(caller.result()).isEqualTo(INTERRUPTED);
 		assertThat(this.commands.events()).as("commands sent").isEmpty();
-		assertThat(LockTestClients.engine(client).subscribedCount()).isZero();
+		assertThat(LockTestClients.inspector(client).subscribedCount()).isZero();
 		assertLeftNothing(client, held.getName());
 		held.unlock();
 	}
@@ -356,7 +356,7 @@ class InterruptTests {
 		}
 		await().atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(attempted)
-				.allSatisfy((client) -> assertThat(LockTestClients.engine(client).subscribedCount())
+				.allSatisfy((client) -> assertThat(LockTestClients.inspector(client).subscribedCount())
 					.as("locks %s is still subscribed to", client)
 					.isZero()));
 		logger.info(acquisition + ", lock " + (lockTaken ? "taken" : "free") + ", interrupted " + aim.description + ": "
@@ -394,12 +394,12 @@ class InterruptTests {
 	}
 
 	private void assertLeftNothing(RedisLockClient client, String name) {
-		assertThat(LockTestClients.engine(client).waitingThreadCount()).as("threads waiting").isZero();
-		assertThat(LockTestClients.engine(client).heldCount()).as("locks held").isZero();
-		assertThat(LockTestClients.engine(client).watchdogCount()).as("locks renewed").isZero();
-		assertThat(LockTestClients.engine(client).settlingCount()).as("acquisitions being settled").isZero();
+		assertThat(LockTestClients.inspector(client).waitingCount()).as("threads waiting").isZero();
+		assertThat(LockTestClients.inspector(client).heldCount()).as("locks held").isZero();
+		assertThat(LockTestClients.inspector(client).watchdogCount()).as("locks renewed").isZero();
+		assertThat(LockTestClients.inspector(client).settlingCount()).as("acquisitions being settled").isZero();
 		assertThat(fields(redis.command("HGETALL", "lock:{" + name + "}"))).as("owners of lock '%s' in Redis", name)
-			.noneMatch(((DefaultRedisLockClient) client)::isOwnedHere);
+			.noneMatch(LockTestClients.inspector(client)::isOwnedHere);
 	}
 
 	private RedisLockClient newProxiedClient() {
@@ -410,7 +410,7 @@ class InterruptTests {
 
 	private static void awaitWaiting(RedisLockClient client) {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (LockTestClients.engine(client).waitingThreadCount() == 0) {
+		while (LockTestClients.inspector(client).waitingCount() == 0) {
 			assertThat(System.nanoTime()).as("a thread waits").isLessThan(deadline);
 			LockSupport.parkNanos(100_000);
 		}

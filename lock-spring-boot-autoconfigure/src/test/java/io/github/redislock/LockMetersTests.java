@@ -92,7 +92,7 @@ class LockMetersTests {
 		RedisLock watched = this.client.getLock(this.group + ":watched");
 		watched.lock();
 		redisTemplate.delete("lock:{" + watched.getName() + "}");
-		LockTestClients.engine(this.client).renewNow();
+		LockTestClients.inspector(this.client).renewNow();
 		RedisLock expiring = this.client.getLock(this.group + ":expiring");
 		expiring.lock(Duration.ofMillis(50));
 		await().atMost(Duration.ofSeconds(5)).until(() -> !expiring.isLocked());

@@ -100,8 +100,7 @@ class LockObservationTests {
 				return ex;
 			}
 		});
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> LockTestClients.engine(this.client).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
 		waiter[0].interrupt();
 		assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
 		assertThat(this.observations).hasObservationWithNameEqualTo("redis.lock.acquire")
@@ -141,7 +140,7 @@ class LockObservationTests {
 		Thread thread = new Thread(() -> this.client.getLock(this.group).lock());
 		thread.start();
 		thread.join();
-		LockTestClients.engine(this.client).renewNow();
+		LockTestClients.inspector(this.client).renewNow();
 		assertThat(this.observations).hasObservationWithNameEqualTo("redis.lock.hold")
 			.that()
 			.hasBeenStopped()

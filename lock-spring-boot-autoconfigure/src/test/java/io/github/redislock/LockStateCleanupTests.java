@@ -8,7 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.internal.LockEngine;
+import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,10 +64,10 @@ class LockStateCleanupTests {
 		finally {
 			threads.shutdownNow();
 		}
-		LockEngine engine = LockTestClients.engine(client);
-		assertThat(engine.heldCount()).isZero();
-		assertThat(engine.watchdogCount()).isZero();
-		assertThat(engine.subscribedCount()).isZero();
+		LockInspector inspector = LockTestClients.inspector(client);
+		assertThat(inspector.heldCount()).isZero();
+		assertThat(inspector.watchdogCount()).isZero();
+		assertThat(inspector.subscribedCount()).isZero();
 		assertThat(redis.command("EVAL", "return #redis.call('keys', ARGV[1])", "0", "lock:{cleanup-*")).isEqualTo("0");
 		// one fencing counter per cluster slot at most, however many names
 		assertThat(Long.parseLong(redis.command("DBSIZE"))).isLessThanOrEqualTo(16384);
@@ -97,8 +97,8 @@ class LockStateCleanupTests {
 			threads.shutdownNow();
 		}
 		for (RedisLockClient client : lockClients) {
-			await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(client).subscribedCount() == 0);
-			assertThat(LockTestClients.engine(client).heldCount()).isZero();
+			await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).subscribedCount() == 0);
+			assertThat(LockTestClients.inspector(client).heldCount()).isZero();
 		}
 		// only each client's own channel, which keeps its pub/sub connection open,
 		// remains

@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import io.github.redislock.internal.DefaultRedisLockClient;
-import io.github.redislock.internal.LockEngine;
+import io.github.redislock.internal.LockInspector;
+import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisServerExtension;
 import io.github.redislock.testsupport.RedisServers;
 import io.lettuce.core.AbstractRedisClient;
@@ -97,8 +97,8 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		return commands;
 	}
 
-	static LockEngine engine(RedisLockClient client) {
-		return ((DefaultRedisLockClient) client).engine();
+	static LockInspector inspector(RedisLockClient client) {
+		return LockInspector.of(client).orElseThrow();
 	}
 
 	/**
@@ -121,7 +121,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 				throw new IllegalStateException(ex);
 			}
 		});
-		Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> engine(waiting).waitingThreadCount() == 1);
+		Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> inspector(waiting).waitingCount() == 1);
 		long releasedAt = System.nanoTime();
 		holder.unlock();
 		return Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);

@@ -88,8 +88,7 @@ class NetworkFaultTests {
 					throw new IllegalStateException(ex);
 				}
 			});
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> LockTestClients.engine(this.client).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
 		this.proxy.cut();
 		long start = System.nanoTime();
 		assertThatThrownBy(() -> waiter.get(10, java.util.concurrent.TimeUnit.SECONDS))
@@ -118,8 +117,7 @@ class NetworkFaultTests {
 					throw new IllegalStateException(ex);
 				}
 			});
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> LockTestClients.engine(this.client).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
 		// the release message goes out while the waiter's connections are down
 		this.proxy.cut();
 		long releasedAt = System.nanoTime();
@@ -145,7 +143,7 @@ class NetworkFaultTests {
 		RedisLock other = this.direct.newClient().getLock(name);
 		assertThat(other.tryLock(Duration.ofSeconds(5), null)).isTrue();
 		other.unlock();
-		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
 	}
 
 	@Test
@@ -160,9 +158,9 @@ class NetworkFaultTests {
 	}
 
 	private void assertNothingLeft() {
-		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
-		assertThat(LockTestClients.engine(this.client).watchdogCount()).isZero();
-		assertThat(LockTestClients.engine(this.client).waitingThreadCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).watchdogCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).waitingCount()).isZero();
 	}
 
 }

@@ -217,7 +217,7 @@ class ReconnectWakeUpTests {
 	}
 
 	private static void awaitSubscribed(RedisLockClient client, String name) {
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(client).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
 		assertThat(redis.command("PUBSUB", "CHANNELS", "*").lines()).contains(channel(name));
 		assertThat(subscribers(name)).isEqualTo(1);
 	}

@@ -231,8 +231,7 @@ class RedisClusterSlotMigrationTests {
 				}
 			}
 		});
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> LockTestClients.engine(waiterClient).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiterClient).waitingCount() == 1);
 
 		SlotMigration migration = this.cluster.beginSlotMigration(lockKey);
 		int movedKeys = migration.moveKeysSlowly(STEP_PAUSE);
@@ -253,7 +252,7 @@ class RedisClusterSlotMigrationTests {
 			.atMost(WATCHDOG_TIMEOUT.multipliedBy(6))
 			.until(() -> lock.isHeldByCurrentThread() && lock.getHoldCount() == 1
 					&& isBetween(Long.parseLong(destination.command("PTTL", lockKey)), 1, WATCHDOG_TIMEOUT.toMillis()));
-		assertThat(LockTestClients.engine(holderClient).watchdogCount()).isEqualTo(1);
+		assertThat(LockTestClients.inspector(holderClient).watchdogCount()).isEqualTo(1);
 		assertThat(this.leaseLost).isEmpty();
 		assertThat(waiter).isNotDone();
 		assertThat(waiterFailures).as("waits that failed while the slot was open").hasValue(0);
@@ -262,8 +261,7 @@ class RedisClusterSlotMigrationTests {
 
 		// the waiter, waiting since before the migration, gets the lock when it is
 		// released on the new master
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> LockTestClients.engine(waiterClient).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiterClient).waitingCount() == 1);
 		long releasedAt = System.nanoTime();
 		lock.unlock();
 		long[] acquired = waiter.get(10, TimeUnit.SECONDS);
@@ -307,7 +305,7 @@ class RedisClusterSlotMigrationTests {
 		}
 		assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
 		lock.unlock();
-		assertThat(LockTestClients.engine(client).waitingThreadCount()).isZero();
+		assertThat(LockTestClients.inspector(client).waitingCount()).isZero();
 	}
 
 	private static boolean isBetween(long value, long min, long max) {

@@ -101,7 +101,7 @@ class RedisClusterTests {
 			previous = reused.fencingToken();
 			reused.unlock();
 		}
-		assertThat(LockTestClients.engine(client).watchdogCount()).isZero();
+		assertThat(LockTestClients.inspector(client).watchdogCount()).isZero();
 	}
 
 	@Test

@@ -72,7 +72,7 @@ class RedisFailureTests {
 			.hasMessageContaining("(key 'lock:{" + lock.getName() + "}')");
 		assertThat(Duration.ofNanos(System.nanoTime() - start))
 			.isLessThan(Duration.ofMillis(500).plus(COMMAND_TIMEOUT).plusSeconds(1));
-		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
 	}
 
 	@Test
@@ -98,7 +98,7 @@ class RedisFailureTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(other).waitingCount() == 1);
 		redis.server().pause();
 		try {
 			long start = System.nanoTime();
@@ -109,8 +109,8 @@ class RedisFailureTests {
 				.hasMessageContaining(name);
 			assertThat(Duration.ofNanos(System.nanoTime() - start))
 				.isLessThan(Duration.ofSeconds(1).plus(COMMAND_TIMEOUT).plusSeconds(1));
-			assertThat(LockTestClients.engine(other).waitingThreadCount()).isZero();
-			assertThat(LockTestClients.engine(other).heldCount()).isZero();
+			assertThat(LockTestClients.inspector(other).waitingCount()).isZero();
+			assertThat(LockTestClients.inspector(other).heldCount()).isZero();
 		}
 		finally {
 			redis.server().resume();

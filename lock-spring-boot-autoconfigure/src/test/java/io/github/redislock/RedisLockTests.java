@@ -49,8 +49,8 @@ class RedisLockTests {
 		lock.unlock();
 		assertThat(this.redisTemplate.hasKey("lock:{" + lock.getName() + "}")).isFalse();
 		assertThat(lock.isLocked()).isFalse();
-		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
-		assertThat(LockTestClients.engine(this.client).watchdogCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).watchdogCount()).isZero();
 	}
 
 	@Test
@@ -125,7 +125,7 @@ class RedisLockTests {
 		this.client.getLock(name).lock();
 		RedisLock contender = this.clients.newClient().getLock(name);
 		assertThat(contender.tryLock()).isFalse();
-		assertThat(LockTestClients.engine(this.client).subscribedCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).subscribedCount()).isZero();
 	}
 
 	@Test
@@ -135,7 +135,7 @@ class RedisLockTests {
 		holder.lock(Duration.ofSeconds(30));
 		RedisLockClient other = this.clients.newClient();
 		assertThat(LockTestClients.handOffTime(holder, other)).isLessThan(Duration.ofSeconds(1));
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).subscribedCount() == 0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(other).subscribedCount() == 0);
 	}
 
 	@Test
@@ -219,7 +219,7 @@ class RedisLockTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(other).waitingCount() == 1);
 		assertThat(this.clients.newClient().getLock(name).forceUnlock()).isTrue();
 		assertThat(waiter.get(2, TimeUnit.SECONDS)).isTrue();
 		assertThatThrownBy(holder::unlock).isInstanceOf(LeaseExpiredException.class)
@@ -245,13 +245,13 @@ class RedisLockTests {
 			done.countDown();
 		});
 		waiter.start();
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(other).waitingCount() == 1);
 		waiter.interrupt();
 		assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
 		assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
-		assertThat(LockTestClients.engine(other).waitingThreadCount()).isZero();
-		assertThat(LockTestClients.engine(other).heldCount()).isZero();
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(other).subscribedCount() == 0);
+		assertThat(LockTestClients.inspector(other).waitingCount()).isZero();
+		assertThat(LockTestClients.inspector(other).heldCount()).isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(other).subscribedCount() == 0);
 		assertThat(redis.command("PUBSUB", "NUMSUB", "lock:{" + name + "}:released")).endsWith("\n0");
 	}
 
@@ -355,7 +355,7 @@ class RedisLockTests {
 		RedisLock other = this.client.getLock(LockTestClients.uniqueName());
 		assertThat(other.tryLock()).isTrue();
 		other.unlock();
-		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
 	}
 
 	@Test
@@ -402,7 +402,7 @@ class RedisLockTests {
 		this.redisTemplate.opsForHash().increment(key, owner, 1);
 		lock.unlock();
 		assertThat(lock.isLocked()).isFalse();
-		assertThat(LockTestClients.engine(this.client).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
 	}
 
 	@Test

@@ -154,7 +154,7 @@ class ReplicaAcknowledgementTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(200),
 					Duration.ofSeconds(2));
 			assertThat(lock.isLocked()).isFalse();
-			assertThat(LockTestClients.engine(client).heldCount()).as("only the lock taken before").isOne();
+			assertThat(LockTestClients.inspector(client).heldCount()).as("only the lock taken before").isOne();
 			held.lock();
 			assertThat(held.getHoldCount()).as("a re-entry needs no acknowledgement").isEqualTo(2);
 		}

@@ -141,8 +141,8 @@ class TransientRefusalTests {
 		load.end();
 		assertThat(load.refusedScriptCalls()).as("script calls Redis refused with LOADING").isGreaterThan(1);
 		assertThat(lock.isLocked()).isFalse();
-		assertThat(LockTestClients.engine(client).heldCount()).isZero();
-		assertThat(LockTestClients.engine(client).settlingCount()).isZero();
+		assertThat(LockTestClients.inspector(client).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(client).settlingCount()).isZero();
 	}
 
 	@Test
@@ -164,7 +164,7 @@ class TransientRefusalTests {
 		load.end();
 		assertThat(load.refusedScriptCalls()).as("script calls Redis refused with LOADING").isOne();
 		assertThat(lock.isLocked()).isFalse();
-		assertThat(LockTestClients.engine(client).settlingCount()).isZero();
+		assertThat(LockTestClients.inspector(client).settlingCount()).isZero();
 	}
 
 	@Test
@@ -193,9 +193,9 @@ class TransientRefusalTests {
 			.hasMessageContaining("Could not release lock '" + lock.getName() + "'")
 			.hasMessageContaining("LOADING");
 		assertThat(lock.isHeldByCurrentThread()).isFalse();
-		assertThat(LockTestClients.engine(holder).heldCount()).isZero();
-		assertThat(LockTestClients.engine(holder).watchdogCount()).isZero();
-		assertThat(LockTestClients.engine(holder).settlingCount()).isOne();
+		assertThat(LockTestClients.inspector(holder).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(holder).watchdogCount()).isZero();
+		assertThat(LockTestClients.inspector(holder).settlingCount()).isOne();
 		// another client waits for the lock from now on
 		Future<Long> otherAcquiredAt = this.executor.submit(() -> {
 			RedisLock mine = other.getLock(lock.getName());
@@ -210,7 +210,7 @@ class TransientRefusalTests {
 		logger.info("Another client got the lock whose release Redis refused while loading " + afterLoad.toMillis()
 				+ " ms after Redis had loaded (" + load.describe() + ")");
 		assertThat(afterLoad).isLessThan(FREED_WITHIN);
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(holder).settlingCount() == 0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(holder).settlingCount() == 0);
 		assertThat(lock.isHeldByCurrentThread()).isFalse();
 		assertThat(lock.isLocked()).isFalse();
 	}
@@ -230,7 +230,7 @@ class TransientRefusalTests {
 		assertThat(catchThrowable(lock::tryLock)).isInstanceOf(RedisLockException.class)
 			.hasMessageContaining("LOADING");
 		assertThat(load.isStillLoading()).as("Redis still loads after it refused both").isTrue();
-		assertThat(LockTestClients.engine(holder).settlingCount()).isOne();
+		assertThat(LockTestClients.inspector(holder).settlingCount()).isOne();
 		long loadedAt = load.end();
 		RedisLock mine = other.getLock(lock.getName());
 		assertThat(mine.tryLock(LONG_WAIT, Duration.ofSeconds(5))).isTrue();
@@ -239,7 +239,7 @@ class TransientRefusalTests {
 		logger.info("Another client got the lock " + afterLoad.toMillis() + " ms after Redis had loaded, although "
 				+ "its holder's unlock and a retry were both refused while it loaded");
 		assertThat(afterLoad).isLessThan(FREED_WITHIN);
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(holder).settlingCount() == 0);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(holder).settlingCount() == 0);
 	}
 
 	private void assertAcquiredSoonAfterTheLoad(String call, boolean acquired, long start, long acquiredAt, Load load) {

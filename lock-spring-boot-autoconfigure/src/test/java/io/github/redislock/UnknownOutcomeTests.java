@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
-import io.github.redislock.internal.DefaultRedisLockClient;
+import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
 import io.github.redislock.testsupport.RedisServers;
@@ -134,7 +134,7 @@ class UnknownOutcomeTests {
 			// grant cannot get through it either
 			await().during(COMMAND_TIMEOUT.plusMillis(200))
 				.atMost(COMMAND_TIMEOUT.multipliedBy(3))
-				.until(() -> LockTestClients.engine(client).settlingCount() == 1);
+				.until(() -> LockTestClients.inspector(client).settlingCount() == 1);
 		}
 		finally {
 			redis.server().resume();
@@ -179,7 +179,7 @@ class UnknownOutcomeTests {
 		// the late acquire, then whatever gives it back, reach Redis and find the other
 		// client's lock
 		proxy.heal();
-		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.engine(client).settlingCount() == 0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).settlingCount() == 0);
 		assertThat(other.isHeldByCurrentThread()).isTrue();
 		assertThat(owners(lock)).hasSize(1).noneMatch(ownedBy(client));
 		assertThat(Long.parseLong(redis.command("PTTL", key(lock)))).isGreaterThan(LEASE.minusSeconds(10).toMillis());
@@ -221,7 +221,7 @@ class UnknownOutcomeTests {
 		}
 		assertThat(outcome.get(10, TimeUnit.SECONDS)).isEqualTo("acquired=true interrupted=true holds=1");
 		assertThat(lock.isLocked()).isFalse();
-		assertThat(LockTestClients.engine(client).settlingCount()).isZero();
+		assertThat(LockTestClients.inspector(client).settlingCount()).isZero();
 	}
 
 	private static void assertFailsWithinWaitPlusCommandTimeout(RedisLock lock, @Nullable Duration lease)
@@ -268,9 +268,9 @@ class UnknownOutcomeTests {
 	}
 
 	private static void assertSettled(RedisLockClient client, RedisLock lock) {
-		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.engine(client).settlingCount() == 0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).settlingCount() == 0);
 		await().atMost(Duration.ofSeconds(5)).until(() -> owners(lock).stream().noneMatch(ownedBy(client)));
-		assertThat(LockTestClients.engine(client).heldCount()).isZero();
+		assertThat(LockTestClients.inspector(client).heldCount()).isZero();
 	}
 
 	/**
@@ -283,7 +283,7 @@ class UnknownOutcomeTests {
 			.during(Duration.ofMillis(500))
 			.atMost(Duration.ofSeconds(2))
 			.untilAsserted(() -> assertThat(lock.getHoldCount()).isEqualTo(holds));
-		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.engine(client).settlingCount() == 0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).settlingCount() == 0);
 		assertThat(lock.isHeldByCurrentThread()).isTrue();
 		assertThat(lock.getHoldCount()).isEqualTo(holds);
 		assertThat(owners(lock)).hasSize(1).allMatch(ownedBy(client));
@@ -306,7 +306,7 @@ class UnknownOutcomeTests {
 	}
 
 	private static Predicate<String> ownedBy(RedisLockClient client) {
-		return ((DefaultRedisLockClient) client)::isOwnedHere;
+		return LockTestClients.inspector(client)::isOwnedHere;
 	}
 
 	private static String state(RedisLock lock) {

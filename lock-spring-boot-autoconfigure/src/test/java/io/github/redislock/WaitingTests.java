@@ -45,8 +45,8 @@ class WaitingTests {
 				lock.unlock();
 			}));
 		}
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 3);
-		assertThat(LockTestClients.engine(waiting).subscribedCount()).isEqualTo(1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiting).waitingCount() == 3);
+		assertThat(LockTestClients.inspector(waiting).subscribedCount()).isEqualTo(1);
 		assertThat(redis.command("PUBSUB", "NUMSUB", "lock:{" + name + "}:released")).endsWith("\n1");
 		holder.unlock();
 		CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
@@ -80,8 +80,7 @@ class WaitingTests {
 				thread.setDaemon(true);
 				thread.start();
 			}
-			await().atMost(Duration.ofSeconds(5))
-				.until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 4);
+			await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiting).waitingCount() == 4);
 			commands.clear();
 			holder.unlock();
 			assertThat(firstAcquired.await(5, TimeUnit.SECONDS)).isTrue();
@@ -89,10 +88,9 @@ class WaitingTests {
 			await().during(Duration.ofMillis(300))
 				.atMost(Duration.ofSeconds(1))
 				.until(() -> commands.stream().filter("EVALSHA"::equals).count() == 1);
-			assertThat(LockTestClients.engine(waiting).waitingThreadCount()).isEqualTo(3);
+			assertThat(LockTestClients.inspector(waiting).waitingCount()).isEqualTo(3);
 			finish.countDown();
-			await().atMost(Duration.ofSeconds(5))
-				.until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 0);
+			await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiting).waitingCount() == 0);
 		}
 	}
 
@@ -114,7 +112,7 @@ class WaitingTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.engine(waiting).waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiting).waitingCount() == 1);
 		// the lock disappears without a release message, as if the message had been lost
 		long deletedAt = System.nanoTime();
 		this.clients.newTemplate().delete("lock:{" + name + "}");

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.redislock.internal.LockEngine;
+import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,8 +48,8 @@ class WatchdogTests {
 			.until(lock::isHeldByCurrentThread);
 		lock.unlock();
 		assertThat(lock.isLocked()).isFalse();
-		assertThat(engine().watchdogCount()).isZero();
-		assertThat(engine().heldCount()).isZero();
+		assertThat(inspector().watchdogCount()).isZero();
+		assertThat(inspector().heldCount()).isZero();
 	}
 
 	@Test
@@ -60,8 +60,8 @@ class WatchdogTests {
 		thread.join();
 		assertThat(lock.isLocked()).isTrue();
 		await().atMost(TIMEOUT.multipliedBy(4)).until(() -> !lock.isLocked());
-		assertThat(engine().watchdogCount()).isZero();
-		assertThat(engine().heldCount()).isZero();
+		assertThat(inspector().watchdogCount()).isZero();
+		assertThat(inspector().heldCount()).isZero();
 	}
 
 	@Test
@@ -69,8 +69,8 @@ class WatchdogTests {
 		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
 		lock.lock();
 		this.redisTemplate.delete("lock:{" + lock.getName() + "}");
-		engine().renewNow();
-		assertThat(engine().watchdogCount()).isZero();
+		inspector().renewNow();
+		assertThat(inspector().watchdogCount()).isZero();
 		assertThat(lock.isLocked()).isFalse();
 		assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class)
 			.hasMessageContaining("watchdog lease of 600ms was not renewed");
@@ -87,7 +87,7 @@ class WatchdogTests {
 			RedisLock lock = listened.getLock(LockTestClients.uniqueName());
 			lock.lock();
 			this.redisTemplate.delete("lock:{" + lock.getName() + "}");
-			LockTestClients.engine(listened).renewNow();
+			LockTestClients.inspector(listened).renewNow();
 			assertThat(events).singleElement().satisfies((event) -> {
 				assertThat(event.lockName()).isEqualTo(lock.getName());
 				assertThat(event.lockKey()).isEqualTo("lock:{" + lock.getName() + "}");
@@ -117,18 +117,18 @@ class WatchdogTests {
 				locks.add(lock);
 			}
 			commands.clear();
-			LockTestClients.engine(counted).renewNow();
+			LockTestClients.inspector(counted).renewNow();
 			// 300 locks, at most 256 per call on a standalone Redis
 			assertThat(commands).containsExactly("EVALSHA", "EVALSHA");
 			for (RedisLock lock : locks) {
 				lock.unlock();
 			}
-			assertThat(LockTestClients.engine(counted).watchdogCount()).isZero();
+			assertThat(LockTestClients.inspector(counted).watchdogCount()).isZero();
 		}
 	}
 
-	private LockEngine engine() {
-		return LockTestClients.engine(this.client);
+	private LockInspector inspector() {
+		return LockTestClients.inspector(this.client);
 	}
 
 }

@@ -2,6 +2,8 @@ package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.redislock.internal.LockNames;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 import org.springframework.lang.Nullable;
@@ -82,9 +84,9 @@ public class RedisLockProperties {
 	}
 
 	public void setKeyPrefix(String keyPrefix) {
-		Assert.isTrue(keyPrefix != null && !keyPrefix.isBlank(), "redis-lock.key-prefix must not be blank");
-		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
-				"redis-lock.key-prefix must not contain '{' or '}' (the lock name follows in a hash tag)");
+		Assert.notNull(keyPrefix, "redis-lock.key-prefix must not be blank");
+		String problem = LockNames.keyPrefixProblem(keyPrefix);
+		Assert.isNull(problem, () -> "redis-lock.key-prefix " + problem + " (was '" + keyPrefix + "')");
 		this.keyPrefix = keyPrefix;
 	}
 

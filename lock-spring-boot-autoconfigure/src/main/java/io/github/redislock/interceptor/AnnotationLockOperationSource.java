@@ -14,6 +14,8 @@ import java.util.concurrent.Future;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.IfLocked;
 
+import io.github.redislock.internal.LockNames;
+
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.KotlinDetector;
@@ -118,8 +120,9 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		String where = "@DistributedLock on " + LockOperation.describe(method);
 		String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name(), "name", where)
 				: method.getDeclaringClass().getSimpleName() + "." + method.getName();
-		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
-			throw new IllegalStateException(where + ": name '" + name + "' must not contain '{' or '}'");
+		String problem = LockNames.problem(name);
+		if (problem != null) {
+			throw new IllegalStateException(where + ": name " + LockNames.quote(name) + " " + problem);
 		}
 		List<LockOperation.KeyExpression> keys = new ArrayList<>();
 		for (String key : annotation.key()) {

@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 
+import io.github.redislock.internal.LockNames;
+
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.expression.EvaluationException;
@@ -88,9 +90,10 @@ final class LockKeyEvaluator {
 					where(operation, key) + " evaluated to " + ((part == null) ? "null" : "a blank value")
 							+ "; refusing to lock a key such as '" + operation.getName() + ":" + part + "'");
 		}
-		if (part.indexOf('{') >= 0 || part.indexOf('}') >= 0) {
-			throw new IllegalArgumentException(where(operation, key) + " evaluated to '" + part
-					+ "', which contains '{' or '}'; lock names cannot (the library adds a Redis Cluster hash tag)");
+		String problem = LockNames.problem(operation.getName() + ":" + part);
+		if (problem != null) {
+			throw new IllegalArgumentException(where(operation, key) + " evaluated to " + LockNames.quote(part)
+					+ "; the lock name it makes " + problem);
 		}
 		return part;
 	}

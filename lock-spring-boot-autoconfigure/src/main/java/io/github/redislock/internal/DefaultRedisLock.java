@@ -14,17 +14,16 @@ import io.github.redislock.RedisLock;
  */
 final class DefaultRedisLock implements RedisLock {
 
-	private static final long NO_LIMIT = -1;
-
-	private static final long WATCHDOG = 0;
-
 	private final LockKeys keys;
 
 	private final LockEngine engine;
 
-	DefaultRedisLock(LockKeys keys, LockEngine engine) {
+	private final Lease watchdogLease;
+
+	DefaultRedisLock(LockKeys keys, LockEngine engine, Lease watchdogLease) {
 		this.keys = keys;
 		this.engine = engine;
+		this.watchdogLease = watchdogLease;
 	}
 
 	@Override
@@ -34,24 +33,24 @@ final class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public void lock() {
-		acquireUninterruptibly(WATCHDOG);
+		acquireUninterruptibly(this.watchdogLease);
 	}
 
 	@Override
 	public void lock(Duration leaseTime) {
-		acquireUninterruptibly(leaseMillis(leaseTime));
+		acquireUninterruptibly(lease(leaseTime));
 	}
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
 		checkInterrupt();
-		this.engine.acquire(this.keys, NO_LIMIT, WATCHDOG, true);
+		acquire(Wait.NO_LIMIT, this.watchdogLease, true);
 	}
 
 	@Override
 	public boolean tryLock() {
 		try {
-			return this.engine.acquire(this.keys, 0, WATCHDOG, false);
+			return acquire(Wait.NONE, this.watchdogLease, false);
 		}
 		catch (InterruptedException ex) {
 			throw new IllegalStateException("An acquire that does not wait cannot be interrupted", ex);
@@ -63,7 +62,7 @@ final class DefaultRedisLock implements RedisLock {
 		Assert.notNull(unit, "unit must not be null");
 		checkInterrupt();
 		// as Lock specifies: zero or less does not wait; toNanos saturates at no limit
-		return this.engine.acquire(this.keys, Math.max(0, unit.toNanos(time)), WATCHDOG, true);
+		return acquire(new Wait(Math.max(0, unit.toNanos(time))), this.watchdogLease, true);
 	}
 
 	@Override
@@ -71,14 +70,14 @@ final class DefaultRedisLock implements RedisLock {
 		Assert.notNull(waitTime, () -> "waitTime of lock '" + getName() + "' must not be null");
 		Assert.isTrue(!waitTime.isNegative(),
 				() -> "waitTime of lock '" + getName() + "' must not be negative, was " + waitTime);
-		long lease = (leaseTime != null) ? leaseMillis(leaseTime) : WATCHDOG;
+		Lease lease = (leaseTime != null) ? lease(leaseTime) : this.watchdogLease;
 		checkInterrupt();
-		return this.engine.acquire(this.keys, saturatedNanos(waitTime), lease, true);
+		return acquire(Wait.of(waitTime), lease, true);
 	}
 
 	@Override
 	public void unlock() {
-		this.engine.release(this.keys);
+		this.engine.release(this.keys, this.engine.currentThread());
 	}
 
 	@Override
@@ -93,13 +92,13 @@ final class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public int getHoldCount() {
-		return this.engine.holdCount(this.keys);
+		return this.engine.holdCount(this.keys, this.engine.currentThread());
 	}
 
 	@Override
 	public Duration remainingLease() {
 		long millis = this.engine.remainingLeaseMillis(this.keys);
-		if (millis == -1) {
+		if (millis == LockReads.NO_EXPIRY) {
 			// a key without expiry: not written by this library
 			return ChronoUnit.FOREVER.getDuration();
 		}
@@ -108,7 +107,7 @@ final class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public long fencingToken() {
-		return this.engine.fencingToken(this.keys);
+		return this.engine.fencingToken(this.keys, this.engine.currentThread());
 	}
 
 	@Override
@@ -121,29 +120,25 @@ final class DefaultRedisLock implements RedisLock {
 		return "RedisLock[" + getName() + " -> " + this.keys.lockKey() + "]";
 	}
 
-	private void acquireUninterruptibly(long leaseMillis) {
+	// the owner is the calling thread, chosen here once for the whole acquisition
+	private boolean acquire(Wait wait, Lease lease, boolean interruptible) throws InterruptedException {
+		return this.engine.acquire(this.keys, this.engine.currentThread(), wait, lease, interruptible) != null;
+	}
+
+	private void acquireUninterruptibly(Lease lease) {
 		try {
-			this.engine.acquire(this.keys, NO_LIMIT, leaseMillis, false);
+			acquire(Wait.NO_LIMIT, lease, false);
 		}
 		catch (InterruptedException ex) {
 			throw new IllegalStateException("An uninterruptible acquire was interrupted", ex);
 		}
 	}
 
-	private long leaseMillis(Duration leaseTime) {
+	private Lease lease(Duration leaseTime) {
 		Assert.notNull(leaseTime, () -> "leaseTime of lock '" + getName() + "' must not be null");
 		Assert.isTrue(leaseTime.toMillis() > 0,
 				() -> "leaseTime of lock '" + getName() + "' must be at least 1ms, was " + leaseTime);
-		return leaseTime.toMillis();
-	}
-
-	private static long saturatedNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException tooLong) {
-			return Long.MAX_VALUE;
-		}
+		return Lease.fixed(leaseTime.toMillis());
 	}
 
 	private static void checkInterrupt() throws InterruptedException {

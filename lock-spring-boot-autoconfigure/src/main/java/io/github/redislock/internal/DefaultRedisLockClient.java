@@ -3,8 +3,13 @@ package io.github.redislock.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -17,21 +22,17 @@ import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
 import io.github.redislock.LeaseLostEvent;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 
 /**
  * The client: owns the per-client parts (identity, holds, subscriptions, watchdog) that
- * every {@link DefaultRedisLock} of it shares. Nothing here is kept per lock name once no
- * thread holds or waits for the lock.
+ * every {@link DefaultRedisLock} and {@link DefaultLockHandle} of it shares. Nothing here
+ * is kept per lock name once nobody holds or waits for the lock.
  */
-public final class DefaultRedisLockClient implements RedisLockClient {
-
-	/**
-	 * Longest accepted lock name; longer ones are almost always a whole object rendered
-	 * into a key by mistake.
-	 */
-	static final int MAX_NAME_LENGTH = 1024;
+public final class DefaultRedisLockClient implements RedisLockClient, LockInspector {
 
 	/**
 	 * How long a lock's release subscription outlives its last waiter, for the next burst
@@ -50,6 +51,8 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 
 	private final LockEngine engine;
 
+	private final Lease watchdogLease;
+
 	@Nullable
 	private final LockMeters meters;
 
@@ -58,12 +61,14 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 	 * @param observationRegistry where acquire and hold observations go, or {@code null}
 	 * @param meterRegistry where gauges and counters go, or {@code null}; without an
 	 * observation registry, also the timers
-	 * @param replicaAcknowledgement what acquisitions wait for, or {@code null}
+	 * @param acknowledgingReplicas how many replicas must acknowledge an acquisition, 0
+	 * for none
+	 * @param acknowledgementTimeout how long to wait for them
 	 */
 	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
 			Duration commandTimeout, Consumer<LeaseLostEvent> leaseLostListener,
 			@Nullable ObservationRegistry observationRegistry, @Nullable MeterRegistry meterRegistry,
-			@Nullable ReplicaAcknowledgement replicaAcknowledgement) {
+			int acknowledgingReplicas, Duration acknowledgementTimeout) {
 		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
 		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
 		// the engine waits for Lettuce's asynchronous replies itself, to bound every call
@@ -74,10 +79,13 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 						+ "; remove the other client from the class path or define a LettuceConnectionFactory bean");
 		this.keyPrefix = keyPrefix;
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
-		LockCommands commands = new LockCommands(calls, replicaAcknowledgement);
+		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
+				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
+		LockCommands commands = new LockCommands(calls, ExclusiveLock.INSTANCE, replicaAcknowledgement);
 		Holds holds = new Holds();
+		WaitQueues queues = new WaitQueues();
 		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory, calls,
-				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis());
+				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis(), queues);
 		List<Consumer<LeaseLostEvent>> leaseLostListeners = new ArrayList<>(List.of(leaseLostListener));
 		ObservationRegistry observations = (observationRegistry != null) ? observationRegistry
 				: ObservationRegistry.NOOP;
@@ -90,14 +98,66 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 		LeaseLostNotifier notifier = new LeaseLostNotifier(leaseLostListeners);
 		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
 				isCluster(connectionFactory), notifier);
-		this.engine = new LockEngine(this.clientId, commands, holds, subscriptions, watchdog,
-				watchdogTimeout.toMillis(), notifier, new LockObservations(observations));
+		this.engine = new LockEngine(this.clientId, commands, new LockReads(calls), holds, queues, subscriptions,
+				watchdog, notifier, new LockObservations(observations));
+		this.watchdogLease = Lease.watchdog(watchdogTimeout.toMillis());
 		this.meters = (meterRegistry != null) ? new LockMeters(meterRegistry, this.engine) : null;
 	}
 
 	@Override
 	public RedisLock getLock(String name) {
-		return new DefaultRedisLock(keys(name), this.engine);
+		return new DefaultRedisLock(keys(name), this.engine, this.watchdogLease);
+	}
+
+	@Override
+	public Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
+		LockKeys keys = keys(name);
+		Wait wait = wait(name, waitTime);
+		Lease lease = lease(name, leaseTime);
+		Hold hold;
+		try {
+			hold = this.engine.acquire(keys, this.engine.newHandle(), wait, lease, true);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockNotAcquiredException(name, waitTime, ex);
+		}
+		return (hold != null) ? Optional.of(new DefaultLockHandle(this.engine, hold)) : Optional.empty();
+	}
+
+	@Override
+	public CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime) {
+		LockKeys keys = keys(name);
+		Wait wait = wait(name, waitTime);
+		Lease lease = lease(name, leaseTime);
+		CompletableFuture<Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait, lease);
+		CompletableFuture<LockHandle> handle = new CompletableFuture<>();
+		acquiring.whenComplete((hold, failure) -> {
+			if (failure != null) {
+				handle.completeExceptionally(failure);
+			}
+			else if (hold == null) {
+				handle.completeExceptionally(new LockNotAcquiredException(name, waitTime));
+			}
+			else if (!handle.complete(new DefaultLockHandle(this.engine, hold))) {
+				// cancelled just now: give it back
+				this.engine.releaseAsync(hold);
+			}
+		});
+		handle.whenComplete((acquired, failure) -> {
+			if (handle.isCancelled()) {
+				acquiring.cancel(false);
+			}
+		});
+		return handle;
+	}
+
+	@Override
+	public <T> CompletableFuture<T> withLockAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
+			Supplier<? extends CompletionStage<T>> action) {
+		Assert.notNull(action, "action must not be null");
+		return acquireAsync(name, waitTime, leaseTime)
+			.thenCompose((handle) -> AsyncHolds.holdUntilComplete((DefaultLockHandle) handle, action));
 	}
 
 	@Override
@@ -108,22 +168,59 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 		}
 	}
 
-	/**
-	 * What Redis holds for the named lock, whoever holds it, in one round trip; for the
-	 * library's own monitoring.
-	 */
+	@Override
 	public LockState lockState(String name) {
 		return this.engine.state(keys(name));
 	}
 
-	/** Whether an owner of {@link LockState#holders()} is a thread of this client. */
-	public boolean isOwnedHere(String owner) {
-		return owner.startsWith(this.clientId + ":");
+	@Override
+	public boolean isOwnedHere(String ownerId) {
+		return this.engine.isOwnedHere(ownerId);
 	}
 
-	/** The engine, for tests and the library's own monitoring. */
-	public LockEngine engine() {
-		return this.engine;
+	@Override
+	public List<HeldLock> heldLocks() {
+		return this.engine.heldLocks();
+	}
+
+	@Override
+	public Map<String, Integer> waitingByLock() {
+		return this.engine.waitingByLock();
+	}
+
+	@Override
+	public int heldCount() {
+		return this.engine.heldCount();
+	}
+
+	@Override
+	public int waitingCount() {
+		return this.engine.waitingCount();
+	}
+
+	@Override
+	public int subscribedCount() {
+		return this.engine.subscribedCount();
+	}
+
+	@Override
+	public int watchdogCount() {
+		return this.engine.watchdogCount();
+	}
+
+	@Override
+	public int settlingCount() {
+		return this.engine.settlingCount();
+	}
+
+	@Override
+	public List<Long> remainingLeaseMillis(List<String> lockKeys) {
+		return this.engine.remainingLeaseMillis(lockKeys);
+	}
+
+	@Override
+	public void renewNow() {
+		this.engine.renewNow();
 	}
 
 	@Override
@@ -133,12 +230,27 @@ public final class DefaultRedisLockClient implements RedisLockClient {
 
 	private LockKeys keys(String name) {
 		Assert.notNull(name, "Lock name must not be null");
-		Assert.isTrue(!name.isBlank(), "Lock name must not be blank");
-		Assert.isTrue(name.length() <= MAX_NAME_LENGTH, () -> "Lock name must be at most " + MAX_NAME_LENGTH
-				+ " characters, was " + name.length() + ": '" + name.substring(0, 60) + "...'");
-		Assert.isTrue(name.indexOf('{') < 0 && name.indexOf('}') < 0, () -> "Lock name '" + name
-				+ "' must not contain '{' or '}': the client wraps the name in a Redis Cluster hash tag");
+		String problem = LockNames.problem(name);
+		if (problem != null) {
+			throw new IllegalArgumentException("Lock name " + LockNames.quote(name) + " " + problem);
+		}
 		return LockKeys.of(this.keyPrefix, name);
+	}
+
+	private static Wait wait(String name, Duration waitTime) {
+		Assert.notNull(waitTime, () -> "waitTime of lock '" + name + "' must not be null");
+		Assert.isTrue(!waitTime.isNegative(),
+				() -> "waitTime of lock '" + name + "' must not be negative, was " + waitTime);
+		return Wait.of(waitTime);
+	}
+
+	private Lease lease(String name, @Nullable Duration leaseTime) {
+		if (leaseTime == null) {
+			return this.watchdogLease;
+		}
+		Assert.isTrue(leaseTime.toMillis() > 0,
+				() -> "leaseTime of lock '" + name + "' must be at least 1ms, was " + leaseTime);
+		return Lease.fixed(leaseTime.toMillis());
 	}
 
 	// On a cluster, renew in per-slot batches (a script's keys must share a slot).

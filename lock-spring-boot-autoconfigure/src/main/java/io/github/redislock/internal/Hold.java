@@ -10,25 +10,22 @@ import org.springframework.lang.Nullable;
 import io.github.redislock.LeaseLostEvent;
 
 /**
- * What this client knows of one thread's hold on one lock: enough to renew it, to report
- * its loss and to answer for its fencing token without asking Redis. Written by the
- * owning thread; the watchdog only reads it.
+ * What this client knows of one owner's hold on one lock: enough to renew it, to report
+ * its loss and to answer for its fencing token without asking Redis. Written by whoever
+ * acts for the owner (the owning thread, or the thread using a handle); the watchdog only
+ * reads it.
  */
 final class Hold {
 
 	private final LockKeys keys;
 
-	private final String owner;
-
-	private final Thread thread;
+	private final Owner owner;
 
 	private final long token;
 
 	private final long acquiredAtNanos;
 
-	private final long leaseMillis;
-
-	private final boolean watchdog;
+	private volatile Lease lease;
 
 	private final Observation observation;
 
@@ -40,40 +37,36 @@ final class Hold {
 
 	private volatile boolean releasing;
 
-	Hold(LockKeys keys, String owner, Thread thread, long token, long leaseMillis, boolean watchdog,
-			LockObservations observations) {
+	Hold(LockKeys keys, Owner owner, long token, Lease lease, LockObservations observations) {
 		this.keys = keys;
 		this.owner = owner;
-		this.thread = thread;
 		this.token = token;
 		this.acquiredAtNanos = System.nanoTime();
-		this.leaseMillis = leaseMillis;
-		this.watchdog = watchdog;
-		this.observation = observations.startHold(keys, token, watchdog);
+		this.lease = lease;
+		this.observation = observations.startHold(keys, token, lease.watchdog());
 	}
 
 	LockKeys keys() {
 		return this.keys;
 	}
 
-	String owner() {
+	Owner owner() {
 		return this.owner;
-	}
-
-	Thread thread() {
-		return this.thread;
 	}
 
 	long token() {
 		return this.token;
 	}
 
-	long leaseMillis() {
-		return this.leaseMillis;
+	Lease lease() {
+		return this.lease;
 	}
 
-	boolean isWatchdog() {
-		return this.watchdog;
+	/**
+	 * Records a lease set by its owner: from then on a fixed one, which nobody renews.
+	 */
+	void lease(Lease lease) {
+		this.lease = lease;
 	}
 
 	int count() {
@@ -126,17 +119,19 @@ final class Hold {
 	}
 
 	LeaseLostEvent lostEvent(LeaseLostEvent.DetectedBy detectedBy) {
-		return new LeaseLostEvent(this.keys.name(), this.keys.lockKey(), this.thread.getName(),
-				Duration.ofMillis(heldForMillis()), Duration.ofMillis(this.leaseMillis), this.watchdog, detectedBy);
+		Lease lease = this.lease;
+		return new LeaseLostEvent(this.keys.name(), this.keys.lockKey(), this.owner.thread().getName(),
+				Duration.ofMillis(heldForMillis()), Duration.ofMillis(lease.millis()), lease.watchdog(), detectedBy);
 	}
 
 	String describeLoss() {
-		String lease = this.watchdog
-				? "its watchdog lease of " + Durations.formatMillis(this.leaseMillis)
-						+ " was not renewed in time (Redis unreachable, or this JVM paused)"
-				: "its lease of " + Durations.formatMillis(this.leaseMillis) + " ran out";
-		return "Lock '" + this.keys.name() + "' (key '" + this.keys.lockKey() + "') was acquired by this thread "
-				+ Durations.formatMillis(heldForMillis()) + " ago but is no longer held: " + lease
+		Lease lease = this.lease;
+		String why = lease.watchdog()
+				? "its " + lease.describe() + " was not renewed in time (Redis unreachable, or this JVM paused)"
+				: "its " + lease.describe() + " ran out";
+		String by = this.owner.isHandle() ? "by " + this.owner.describe() : "by this thread";
+		return "Lock '" + this.keys.name() + "' (key '" + this.keys.lockKey() + "') was acquired " + by + " "
+				+ Durations.formatMillis(heldForMillis()) + " ago but is no longer held: " + why
 				+ ", or it was force-unlocked. Another holder may have run at the same time; "
 				+ "use a longer lease, the watchdog, or fencing tokens.";
 	}

@@ -9,23 +9,28 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The holds of one client, by lock key and thread. An entry lives from a thread's first
- * acquisition to its last release, or until the watchdog finds its thread dead.
+ * The holds of one client, by lock key and owner. An entry lives from an owner's first
+ * acquisition to its last release, or until the owner is found gone (a thread that ended,
+ * a handle that became unreachable).
  */
 final class Holds {
 
 	private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
 
-	Hold get(String lockKey, Thread thread) {
-		return this.holds.get(new HoldId(lockKey, thread.getId()));
+	Hold get(LockKeys keys, Owner owner) {
+		return this.holds.get(new HoldId(keys.lockKey(), owner.id()));
 	}
 
 	void add(Hold hold) {
-		this.holds.put(new HoldId(hold.keys().lockKey(), hold.thread().getId()), hold);
+		this.holds.put(id(hold), hold);
 	}
 
 	void remove(Hold hold) {
-		this.holds.remove(new HoldId(hold.keys().lockKey(), hold.thread().getId()), hold);
+		this.holds.remove(id(hold), hold);
+	}
+
+	boolean contains(Hold hold) {
+		return this.holds.get(id(hold)) == hold;
 	}
 
 	Collection<Hold> all() {
@@ -40,14 +45,19 @@ final class Holds {
 		Instant now = Instant.now();
 		return this.holds.values()
 			.stream()
-			.map((hold) -> new HeldLock(hold.keys().name(), hold.keys().lockKey(), hold.thread().getName(),
-					hold.count(), now.minusMillis(hold.heldForMillis()), Duration.ofMillis(hold.leaseMillis()),
-					hold.isWatchdog(), hold.token()))
-			.sorted(Comparator.comparing(HeldLock::name).thenComparing(HeldLock::thread))
+			.map((hold) -> new HeldLock(hold.keys().name(), hold.keys().lockKey(), hold.owner().id(),
+					hold.owner().isHandle(), hold.owner().thread().getName(), hold.count(),
+					now.minusMillis(hold.heldForMillis()), Duration.ofMillis(hold.lease().millis()),
+					hold.lease().watchdog(), hold.token()))
+			.sorted(Comparator.comparing(HeldLock::name).thenComparing(HeldLock::owner))
 			.toList();
 	}
 
-	private record HoldId(String lockKey, long threadId) {
+	private static HoldId id(Hold hold) {
+		return new HoldId(hold.keys().lockKey(), hold.owner().id());
+	}
+
+	private record HoldId(String lockKey, String ownerId) {
 	}
 
 }

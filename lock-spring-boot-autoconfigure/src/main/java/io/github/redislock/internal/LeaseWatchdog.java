@@ -24,8 +24,9 @@ import io.github.redislock.LeaseLostEvent;
  * Keeps watchdog leases alive: one thread per client renews every watchdog hold every
  * third of the watchdog timeout, many holds per script call. A renewal checks ownership,
  * so a hold that turns out lost (expired during an outage or pause, or force-unlocked)
- * stops being renewed. Holds whose thread has died without unlocking are dropped, so
- * their locks expire instead of living forever.
+ * stops being renewed. Holds whose owner is gone (a thread that died, a handle that
+ * became unreachable) without releasing are dropped, so their locks expire instead of
+ * living forever.
  */
 final class LeaseWatchdog implements AutoCloseable {
 
@@ -121,16 +122,29 @@ final class LeaseWatchdog implements AutoCloseable {
 
 	private void dropHoldsOfDeadThreads() {
 		for (Hold hold : this.holds.all()) {
-			if (!hold.thread().isAlive()) {
-				this.holds.remove(hold);
-				String ending = "Thread '" + hold.thread().getName() + "' ended without unlocking lock '"
-						+ hold.keys().name() + "'";
-				hold.ended(new IllegalStateException(ending));
-				if (this.renewed.remove(hold)) {
-					logger.warn(ending + "; its lease is no longer renewed and ends within "
-							+ Durations.formatMillis(this.leaseMillis));
-				}
+			if (hold.owner().isGone()) {
+				abandoned(hold, "Thread '" + hold.owner().thread().getName() + "' ended without unlocking lock '"
+						+ hold.keys().name() + "'");
 			}
+		}
+	}
+
+	/**
+	 * Forgets a hold whose owner can no longer release it: its lease is no longer
+	 * renewed, so the lock expires with it.
+	 * @param ending what happened, for the log and the hold's observation
+	 */
+	void abandoned(Hold hold, String ending) {
+		if (!this.holds.contains(hold)) {
+			return;
+		}
+		this.holds.remove(hold);
+		hold.ended(new IllegalStateException(ending));
+		this.renewed.remove(hold);
+		logger.warn(ending + "; its lease is no longer renewed and ends within "
+				+ Durations.formatMillis(hold.lease().millis()));
+		if (hold.markLost()) {
+			this.notifier.notify(hold.lostEvent(LeaseLostEvent.DetectedBy.ABANDONED));
 		}
 	}
 

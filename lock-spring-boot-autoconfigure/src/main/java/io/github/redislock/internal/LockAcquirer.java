@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -11,7 +12,7 @@ import org.springframework.lang.Nullable;
 import io.github.redislock.RedisLockException;
 
 /**
- * Takes a lock for a thread: try once; if the lock is taken, wait for its release message
+ * Takes a lock for an owner: try once; if the lock is taken, wait for its release message
  * or its holder's lease end, whichever is first, and try again until the wait time is
  * over. A waiter never polls Redis, except while the lock's cluster slot is being
  * migrated, when Redis refuses the script and no message announces the end.
@@ -31,70 +32,87 @@ final class LockAcquirer {
 	 */
 	private static final long REFUSED_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-	/** What an attempt returns when Redis refused it for now. */
-	private static final long REFUSED_FOR_NOW = Long.MIN_VALUE;
-
 	private final LockCommands commands;
 
 	private final Holds holds;
 
+	private final WaitQueues queues;
+
 	private final ReleaseSubscriptions subscriptions;
 
-	LockAcquirer(LockCommands commands, Holds holds, ReleaseSubscriptions subscriptions) {
+	LockAcquirer(LockCommands commands, Holds holds, WaitQueues queues, ReleaseSubscriptions subscriptions) {
 		this.commands = commands;
 		this.holds = holds;
+		this.queues = queues;
 		this.subscriptions = subscriptions;
 	}
 
 	/**
-	 * Acquires the lock for the given thread, the current one. Returns within the wait
+	 * Acquires the lock for the owner, on the calling thread. Returns within the wait
 	 * time plus the command timeout: each command is given what is left of that.
 	 * @param start when the caller started, from {@link System#nanoTime()}
-	 * @param waitNanos how long to wait; negative for no limit
 	 * @param interruptible whether an interrupt ends the wait with InterruptedException;
 	 * if not, the interrupt status is restored once the method returns
-	 * @return the fencing token, or 0 when the wait ended without the lock
+	 * @return the grant, or {@code null} when the wait ended without the lock
 	 */
-	long acquire(LockKeys keys, String owner, Thread thread, long lease, long start, long waitNanos,
-			boolean interruptible) throws InterruptedException {
-		Attempts attempts = new Attempts(keys, owner, thread, lease, start, waitNanos);
-		long result = attempts.next(waitNanos != 0);
-		if (result > 0) {
-			return result;
+	@Nullable
+	LockReply.Granted acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, boolean interruptible)
+			throws InterruptedException {
+		Attempts attempts = new Attempts(keys, owner, lease, start, wait);
+		if (wait.isNone()) {
+			return (attempts.next(false) instanceof LockReply.Granted granted) ? granted : null;
 		}
-		if (waitNanos == 0) {
-			return 0;
-		}
-		boolean interrupted = false;
-		ReleaseSubscriptions.Membership membership = this.subscriptions.join(keys, attempts.budget());
-		ReleaseSubscriptions.Waiters waiters = membership.waiters();
-		boolean tryNow = membership.subscribedHere();
+		// in the queue before the first attempt: a release announced after it is kept
+		// for this caller's sleep
+		WaitQueue queue = this.queues.enter(keys);
 		try {
-			// joining does not give way to an interrupt (it would leave a half-made
-			// subscription); one that came meanwhile ends the wait here
+			LockReply first = attempts.next(true);
+			if (first instanceof LockReply.Granted granted) {
+				return granted;
+			}
+			return await(queue, attempts, first, interruptible);
+		}
+		finally {
+			this.queues.exit(queue);
+		}
+	}
+
+	@Nullable
+	private LockReply.Granted await(WaitQueue queue, Attempts attempts, @Nullable LockReply first,
+			boolean interruptible) throws InterruptedException {
+		// joining does not give way to an interrupt (it would leave a half-made
+		// subscription); one that came meanwhile ends the wait here
+		ReleaseSubscriptions.Membership membership = this.subscriptions.joinNow(attempts.keys, attempts.budget());
+		// counted as waiting once subscribed: from then on no release is missed
+		queue.startWaiting();
+		boolean interrupted = false;
+		SleepingThread sleeper = new SleepingThread(queue);
+		try {
 			if (interruptible && Thread.interrupted()) {
 				throw new InterruptedException();
 			}
+			LockReply result = first;
+			boolean tryNow = membership.subscribedSinceJoining();
 			for (;;) {
 				if (!interruptible && Thread.interrupted()) {
 					interrupted = true;
 				}
 				if (tryNow) {
 					result = attempts.next(true);
-					if (result > 0) {
-						return result;
+					if (result instanceof LockReply.Granted granted) {
+						return granted;
 					}
 				}
 				tryNow = true;
-				long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
+				long remaining = attempts.wait.remainingNanos(attempts.start);
 				if (remaining <= 0) {
-					if (result == REFUSED_FOR_NOW) {
+					if (result == null) {
 						throw attempts.refusedThroughout();
 					}
-					return 0;
+					return null;
 				}
 				try {
-					waiters.await(Math.min(remaining, sleepAfter(result)));
+					sleeper.sleep(Math.min(remaining, sleepAfter(result)));
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
@@ -105,55 +123,94 @@ final class LockAcquirer {
 			}
 		}
 		finally {
-			this.subscriptions.leave(waiters);
+			queue.stopWaiting();
+			this.subscriptions.leave(membership);
 			if (interrupted) {
-				thread.interrupt();
+				Thread.currentThread().interrupt();
 			}
 		}
 	}
 
-	private static long sleepAfter(long result) {
-		if (result == REFUSED_FOR_NOW) {
-			return REFUSED_RETRY_NANOS;
+	// until the holder's lease ends, when no release message comes first
+	static long sleepAfter(@Nullable LockReply result) {
+		if (result instanceof LockReply.Busy busy && busy.isLeaseKnown()) {
+			return TimeUnit.MILLISECONDS.toNanos(busy.remainingLeaseMillis());
 		}
-		return (result < 0) ? TimeUnit.MILLISECONDS.toNanos(-result) : UNKNOWN_LEASE_RECHECK_NANOS;
+		return (result == null) ? REFUSED_RETRY_NANOS : UNKNOWN_LEASE_RECHECK_NANOS;
+	}
+
+	/** A thread asleep in a wait queue until woken or its time is up. */
+	private static final class SleepingThread implements WaitQueue.Waiter {
+
+		private final WaitQueue queue;
+
+		private final Semaphore woken = new Semaphore(0);
+
+		SleepingThread(WaitQueue queue) {
+			this.queue = queue;
+		}
+
+		@Override
+		public void wake() {
+			this.woken.release();
+		}
+
+		void sleep(long nanos) throws InterruptedException {
+			// a wake-up that raced the end of the last sleep: spent by the attempt since
+			this.woken.drainPermits();
+			this.queue.sleep(this);
+			boolean wokenUp = false;
+			try {
+				wokenUp = this.woken.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				// chosen by a release it will not try for: the next waiter tries instead
+				if (!this.queue.remove(this)) {
+					this.queue.released();
+				}
+				throw ex;
+			}
+			if (!wokenUp) {
+				// timed out, or woken just now: either way it tries again next
+				this.queue.remove(this);
+			}
+		}
+
 	}
 
 	/** The acquire script runs of one acquisition. */
 	private final class Attempts {
 
-		private final LockKeys keys;
+		final LockKeys keys;
 
-		private final String owner;
+		private final Owner owner;
 
-		private final Thread thread;
+		private final Lease lease;
 
-		private final long lease;
+		final long start;
 
-		private final long start;
-
-		private final long waitNanos;
+		final Wait wait;
 
 		@Nullable
 		private RedisLockException refusal;
 
-		Attempts(LockKeys keys, String owner, Thread thread, long lease, long start, long waitNanos) {
+		Attempts(LockKeys keys, Owner owner, Lease lease, long start, Wait wait) {
 			this.keys = keys;
 			this.owner = owner;
-			this.thread = thread;
 			this.lease = lease;
 			this.start = start;
-			this.waitNanos = waitNanos;
+			this.wait = wait;
 		}
 
 		/**
 		 * Runs the acquire script once.
 		 * @param mayRetry whether the caller will try again, so that a refusal for now is
-		 * reported as {@link #REFUSED_FOR_NOW} instead of thrown
-		 * @return as {@link LockCommands#acquire}, or {@link #REFUSED_FOR_NOW}
+		 * reported as {@code null} instead of thrown
+		 * @return the reply, or {@code null} when Redis refused the attempt for now
 		 */
-		long next(boolean mayRetry) {
-			Hold hold = LockAcquirer.this.holds.get(this.keys.lockKey(), this.thread);
+		@Nullable
+		LockReply next(boolean mayRetry) {
+			Hold hold = LockAcquirer.this.holds.get(this.keys, this.owner);
 			try {
 				return LockAcquirer.this.commands.acquire(this.keys, this.owner, this.lease,
 						(hold != null) ? hold.count() : 0, budget());
@@ -163,7 +220,7 @@ final class LockAcquirer {
 					logger.debug("Redis refused lock '" + this.keys.name() + "' for now; trying again shortly: "
 							+ ex.getMessage());
 					this.refusal = ex;
-					return REFUSED_FOR_NOW;
+					return null;
 				}
 				throw ex;
 			}
@@ -174,11 +231,11 @@ final class LockAcquirer {
 		 * command may take.
 		 */
 		long budget() {
-			if (this.waitNanos < 0) {
+			if (this.wait.isUnlimited()) {
 				return RedisCalls.NO_LIMIT;
 			}
 			long commandTimeout = TimeUnit.MILLISECONDS.toNanos(LockAcquirer.this.commands.timeoutMillis());
-			long total = this.waitNanos + commandTimeout;
+			long total = this.wait.nanos() + commandTimeout;
 			// a wait of centuries overflows: no limit then
 			return (total < 0) ? RedisCalls.NO_LIMIT : total - (System.nanoTime() - this.start);
 		}
@@ -196,10 +253,8 @@ final class LockAcquirer {
 			else {
 				why = "Redis refused it all that time: " + reply;
 			}
-			return new RedisLockException(
-					"Could not acquire lock '" + this.keys.name() + "' (key '" + this.keys.lockKey() + "') within "
-							+ Durations.formatMillis(TimeUnit.NANOSECONDS.toMillis(this.waitNanos)) + ": " + why,
-					this.refusal);
+			return new RedisLockException("Could not acquire lock '" + this.keys.name() + "' (key '"
+					+ this.keys.lockKey() + "') " + this.wait.describe() + ": " + why, this.refusal);
 		}
 
 	}

@@ -2,6 +2,12 @@ package io.github.redislock.internal;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.observation.Observation;
 
@@ -15,12 +21,13 @@ import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.RedisLockException;
 
 /**
- * Acquires and releases locks for the threads of one client, and keeps its holds: what
- * each thread holds, renewed by the watchdog when its lease is the watchdog's, observed
- * from first acquisition to last release. Uncontended, an acquire and a release are one
- * round trip each and nothing else; {@link LockAcquirer} does the waiting.
+ * Acquires and releases locks for the owners of one client (its threads and handles, see
+ * {@link Owner}), and keeps their holds: renewed by the watchdog when the lease is the
+ * watchdog's, observed from first acquisition to last release. Uncontended, an acquire
+ * and a release are one round trip each and nothing else; {@link LockAcquirer} does the
+ * waiting. The owner is chosen by the caller, at the API's entry point.
  */
-public final class LockEngine implements AutoCloseable {
+final class LockEngine implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockEngine.class);
 
@@ -28,13 +35,17 @@ public final class LockEngine implements AutoCloseable {
 
 	private final LockCommands commands;
 
+	private final LockReads reads;
+
 	private final Holds holds;
+
+	private final AtomicLong handleSequence = new AtomicLong();
+
+	private final WaitQueues queues;
 
 	private final ReleaseSubscriptions subscriptions;
 
 	private final LeaseWatchdog watchdog;
-
-	private final long watchdogLeaseMillis;
 
 	private final LeaseLostNotifier notifier;
 
@@ -44,41 +55,47 @@ public final class LockEngine implements AutoCloseable {
 
 	private final Settlements settlements;
 
+	private static final AtomicInteger asyncThreadCount = new AtomicInteger();
+
+	// replies, wake-ups and timers of asynchronous acquisitions, made at the first one
+	@Nullable
+	private ScheduledExecutorService asyncExecutor;
+
 	private volatile boolean closed;
 
-	LockEngine(String clientId, LockCommands commands, Holds holds, ReleaseSubscriptions subscriptions,
-			LeaseWatchdog watchdog, long watchdogLeaseMillis, LeaseLostNotifier notifier,
+	LockEngine(String clientId, LockCommands commands, LockReads reads, Holds holds, WaitQueues queues,
+			ReleaseSubscriptions subscriptions, LeaseWatchdog watchdog, LeaseLostNotifier notifier,
 			LockObservations observations) {
+		this.queues = queues;
 		this.notifier = notifier;
 		this.observations = observations;
 		this.clientId = clientId;
 		this.commands = commands;
+		this.reads = reads;
 		this.holds = holds;
 		this.subscriptions = subscriptions;
 		this.watchdog = watchdog;
-		this.watchdogLeaseMillis = watchdogLeaseMillis;
-		this.acquirer = new LockAcquirer(commands, holds, subscriptions);
+		this.acquirer = new LockAcquirer(commands, holds, queues, subscriptions);
 		this.settlements = new Settlements(commands);
 	}
 
 	/**
-	 * Acquires the lock for the current thread.
-	 * @param waitNanos how long to wait; negative for no limit
-	 * @param leaseMillis the lease; 0 or less for a watchdog lease
+	 * Acquires the lock for the owner.
 	 * @param interruptible whether an interrupt ends the wait with InterruptedException;
 	 * if not, the interrupt status is restored once the method returns
-	 * @return whether the lock is held
+	 * @return the owner's hold, or {@code null} when the wait ended without the lock
 	 */
-	boolean acquire(LockKeys keys, long waitNanos, long leaseMillis, boolean interruptible)
+	@Nullable
+	Hold acquire(LockKeys keys, Owner owner, Wait wait, Lease lease, boolean interruptible)
 			throws InterruptedException {
 		if (this.closed) {
 			// its watchdog is stopped: a lock taken now would silently lose its lease
 			throw new IllegalStateException("The lock client is closed; cannot acquire lock '" + keys.name() + "'");
 		}
 		Observation observation = this.observations.startAcquire(keys);
-		boolean acquired;
+		Hold hold;
 		try {
-			acquired = acquireObserved(keys, waitNanos, leaseMillis, interruptible);
+			hold = acquireObserved(keys, owner, wait, lease, interruptible);
 		}
 		catch (InterruptedException ex) {
 			LockObservations.endAcquire(observation, "interrupted", null);
@@ -88,22 +105,19 @@ public final class LockEngine implements AutoCloseable {
 			LockObservations.endAcquire(observation, "error", ex);
 			throw ex;
 		}
-		LockObservations.endAcquire(observation, acquired ? "acquired" : "timed-out", null);
-		return acquired;
+		LockObservations.endAcquire(observation, (hold != null) ? "acquired" : "timed-out", null);
+		return hold;
 	}
 
-	private boolean acquireObserved(LockKeys keys, long waitNanos, long leaseMillis, boolean interruptible)
+	@Nullable
+	private Hold acquireObserved(LockKeys keys, Owner owner, Wait wait, Lease lease, boolean interruptible)
 			throws InterruptedException {
 		long start = System.nanoTime();
-		Thread thread = Thread.currentThread();
-		String owner = owner(thread);
-		boolean watchdogLease = leaseMillis <= 0;
-		long lease = watchdogLease ? this.watchdogLeaseMillis : leaseMillis;
-		boolean firstHold = this.holds.get(keys.lockKey(), thread) == null;
+		boolean firstHold = this.holds.get(keys, owner) == null;
 		boolean claimed = firstHold && this.settlements.claim(keys, owner);
-		long token;
+		LockReply.Granted granted;
 		try {
-			token = this.acquirer.acquire(keys, owner, thread, lease, start, waitNanos, interruptible);
+			granted = this.acquirer.acquire(keys, owner, lease, start, wait, interruptible);
 		}
 		catch (RuntimeException | InterruptedException ex) {
 			// Redis may grant it later: a lock held for a whole lease by an owner that
@@ -115,48 +129,137 @@ public final class LockEngine implements AutoCloseable {
 			}
 			throw ex;
 		}
-		if (token > 0) {
-			onAcquired(keys, owner, thread, token, lease, watchdogLease, start);
-			return true;
-		}
-		return false;
+		return (granted != null) ? onAcquired(keys, owner, granted.fencingToken(), lease, start) : null;
 	}
 
 	/**
-	 * Releases one hold of the current thread.
+	 * Acquires the lock for a handle owner without any thread waiting; see
+	 * {@link AsyncAcquisition}. Cancelling the future withdraws the acquisition.
+	 * @return completes with the owner's hold, or {@code null} when the wait ended
+	 * without the lock
 	 */
-	void release(LockKeys keys) {
-		Thread thread = Thread.currentThread();
-		Hold hold = this.holds.get(keys.lockKey(), thread);
+	CompletableFuture<Hold> acquireAsync(LockKeys keys, Owner owner, Wait wait, Lease lease) {
+		if (this.closed) {
+			return CompletableFuture.failedFuture(
+					new IllegalStateException("The lock client is closed; cannot acquire lock '" + keys.name() + "'"));
+		}
+		long start = System.nanoTime();
+		Observation observation = this.observations.startAcquire(keys);
+		AsyncAcquisition acquisition = new AsyncAcquisition(keys, owner, lease, wait, this.commands, this.queues,
+				this.subscriptions, this.settlements, asyncExecutor());
+		CompletableFuture<LockReply.Granted> granted = acquisition.start();
+		CompletableFuture<Hold> hold = new CompletableFuture<>();
+		granted.whenComplete((grant, failure) -> {
+			if (failure != null) {
+				LockObservations.endAcquire(observation,
+						(failure instanceof java.util.concurrent.CancellationException) ? "cancelled" : "error",
+						failure);
+				hold.completeExceptionally(failure);
+			}
+			else if (grant == null) {
+				LockObservations.endAcquire(observation, "timed-out", null);
+				hold.complete(null);
+			}
+			else {
+				LockObservations.endAcquire(observation, "acquired", null);
+				Hold acquired = onAcquired(keys, owner, grant.fencingToken(), lease, start);
+				if (!hold.complete(acquired)) {
+					// cancelled just now: give it back
+					forget(acquired, null);
+					this.settlements.settle(keys, owner, Settlements.Reason.ACQUIRE);
+				}
+			}
+		});
+		hold.whenComplete((acquired, failure) -> {
+			if (hold.isCancelled()) {
+				granted.cancel(false);
+			}
+		});
+		return hold;
+	}
+
+	private synchronized ScheduledExecutorService asyncExecutor() {
+		if (this.asyncExecutor == null) {
+			ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (task) -> {
+				Thread thread = new Thread(task, "redis-lock-async-" + asyncThreadCount.incrementAndGet());
+				thread.setDaemon(true);
+				return thread;
+			});
+			executor.setRemoveOnCancelPolicy(true);
+			this.asyncExecutor = executor;
+		}
+		return this.asyncExecutor;
+	}
+
+	/**
+	 * Releases one hold of the owner.
+	 * @throws IllegalMonitorStateException when the owner holds no hold here
+	 * @throws io.github.redislock.LeaseExpiredException when it did, but its lease was
+	 * lost
+	 */
+	void release(LockKeys keys, Owner owner) {
+		Hold hold = this.holds.get(keys, owner);
 		if (hold == null) {
 			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' (key '" + keys.lockKey()
-					+ "') is not held by the current thread '" + thread.getName() + "'");
+					+ "') is not held by " + (owner.isHandle() ? "this handle: it was released already"
+							: "the current thread '" + owner.thread().getName() + "'"));
 		}
+		release(hold);
+	}
+
+	private void release(Hold hold) {
 		if (hold.count() == 1) {
 			hold.releasing();
 		}
-		long left;
+		LockReply reply;
 		try {
-			left = this.commands.release(keys, hold.owner(), hold.count());
+			reply = this.commands.release(hold.keys(), hold.owner(), hold.count());
 		}
 		catch (RuntimeException ex) {
-			// Redis did not run it (refused it for now, LOADING say), or it is unknown
-			// whether it did. Keep the hold while nested holds remain; after the last one
-			// stop renewing it, and release it once Redis answers rather than leave it
-			// held for the rest of its lease.
-			if (hold.count() <= 1) {
-				forget(hold, ex);
-				this.settlements.settle(keys, hold.owner(), Settlements.Reason.RELEASE);
-				throw new RedisLockException(ex.getMessage() + "; the client releases the lock in the background "
-						+ "once Redis answers (or its lease ends first)", ex);
-			}
-			throw ex;
+			throw releaseFailed(hold, ex);
 		}
-		if (left > 0) {
-			hold.count((int) left);
+		released(hold, reply);
+	}
+
+	/**
+	 * Releases the handle owner's hold without waiting, as
+	 * {@link #release(LockKeys, Owner)} does: the future fails as that method throws.
+	 */
+	CompletableFuture<Void> releaseAsync(Hold hold) {
+		hold.releasing();
+		return this.commands.releaseAsync(hold.keys(), hold.owner(), hold.count()).handle((reply, failure) -> {
+			if (failure != null) {
+				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+						? failure.getCause() : failure;
+				throw releaseFailed(hold, (cause instanceof RuntimeException ex) ? ex
+						: new RedisLockException(cause.getMessage(), cause));
+			}
+			released(hold, reply);
+			return null;
+		});
+	}
+
+	// Redis did not run it (refused it for now, LOADING say), or it is unknown whether
+	// it did. Keep the hold while nested holds remain; after the last one stop renewing
+	// it, and release it once Redis answers rather than leave it held for the rest of
+	// its lease.
+	private RuntimeException releaseFailed(Hold hold, RuntimeException ex) {
+		if (hold.count() > 1) {
+			return ex;
+		}
+		forget(hold, ex);
+		this.settlements.settle(hold.keys(), hold.owner(), Settlements.Reason.RELEASE);
+		return new RedisLockException(ex.getMessage() + "; the client releases the lock in the background "
+				+ "once Redis answers (or its lease ends first)", ex);
+	}
+
+	private void released(Hold hold, LockReply reply) {
+		LockKeys keys = hold.keys();
+		if (reply instanceof LockReply.Released released && released.holdsLeft() > 0) {
+			hold.count(released.holdsLeft());
 			return;
 		}
-		if (left < 0) {
+		if (reply == LockReply.NOT_HELD) {
 			LeaseExpiredException expired = new LeaseExpiredException(keys.name(), hold.describeLoss());
 			forget(hold, expired);
 			reportLost(hold, LeaseLostEvent.DetectedBy.UNLOCK);
@@ -168,103 +271,151 @@ public final class LockEngine implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Sets what is left of the hold's lease; from then on the watchdog no longer renews
+	 * it.
+	 * @return whether the owner still held the lock
+	 */
+	boolean extend(Hold hold, long leaseMillis) {
+		if (!this.holds.contains(hold)) {
+			return false;
+		}
+		// stop renewing first: a renewal after the new lease was set would undo it
+		this.watchdog.unwatch(hold);
+		Lease before = hold.lease();
+		hold.lease(Lease.fixed(leaseMillis));
+		boolean held;
+		try {
+			held = this.commands.extend(hold.keys(), hold.owner(), leaseMillis);
+		}
+		catch (RuntimeException ex) {
+			restore(hold, before);
+			throw ex;
+		}
+		if (!held) {
+			// the watchdog, or the release, finds and reports the loss
+			restore(hold, before);
+		}
+		return held;
+	}
+
+	private void restore(Hold hold, Lease before) {
+		hold.lease(before);
+		if (before.watchdog() && this.holds.contains(hold)) {
+			this.watchdog.watch(hold);
+		}
+	}
+
+	/**
+	 * A handle became unreachable while holding: its lease is no longer renewed.
+	 */
+	void abandoned(Hold hold) {
+		this.watchdog.abandoned(hold, "A handle on lock '" + hold.keys().name() + "' acquired on thread '"
+				+ hold.owner().thread().getName() + "' became unreachable without being released");
+	}
+
 	boolean forceRelease(LockKeys keys) {
 		return this.commands.forceRelease(keys);
 	}
 
 	boolean isLocked(LockKeys keys) {
-		return this.commands.exists(keys);
+		return this.reads.exists(keys);
 	}
 
 	/**
-	 * The current thread's holds: what this client counts, provided Redis still has the
-	 * thread as the lock's owner. A grant this client does not account for (an
-	 * acquisition that failed, settled in the background) is not one.
+	 * The owner's holds: what this client counts, provided Redis still has the owner as
+	 * the lock's owner. A grant this client does not account for (an acquisition that
+	 * failed, settled in the background) is not one.
 	 */
-	int holdCount(LockKeys keys) {
-		Hold hold = this.holds.get(keys.lockKey(), Thread.currentThread());
+	int holdCount(LockKeys keys, Owner owner) {
+		Hold hold = this.holds.get(keys, owner);
 		if (hold == null) {
 			return 0;
 		}
-		return (this.commands.holdCount(keys, hold.owner()) > 0) ? hold.count() : 0;
+		return (this.reads.holdCount(keys, owner) > 0) ? hold.count() : 0;
+	}
+
+	/** What Redis says is left of the hold's lease; 0 once the owner no longer holds. */
+	long remainingLeaseMillis(Hold hold) {
+		if (!this.holds.contains(hold)) {
+			return 0;
+		}
+		return Math.max(0, this.reads.remainingLeaseMillis(hold.keys(), hold.owner()));
+	}
+
+	/** Whether the hold is still the owner's, here and in Redis. */
+	boolean isHeld(Hold hold) {
+		return this.holds.contains(hold) && this.reads.holdCount(hold.keys(), hold.owner()) > 0;
 	}
 
 	long remainingLeaseMillis(LockKeys keys) {
-		return this.commands.remainingLeaseMillis(keys);
+		return this.reads.remainingLeaseMillis(keys);
 	}
 
-	long fencingToken(LockKeys keys) {
-		Hold hold = this.holds.get(keys.lockKey(), Thread.currentThread());
+	long fencingToken(LockKeys keys, Owner owner) {
+		Hold hold = this.holds.get(keys, owner);
 		if (hold == null) {
 			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by the current thread " + "'"
-					+ Thread.currentThread().getName() + "', so it has no fencing token");
+					+ owner.thread().getName() + "', so it has no fencing token");
 		}
 		return hold.token();
 	}
 
-	/** Locks this client's threads hold now. */
-	public int heldCount() {
+	int heldCount() {
 		return this.holds.size();
 	}
 
-	/** Locks this client is subscribed to: waited for now, or within the last second. */
-	public int subscribedCount() {
+	int subscribedCount() {
 		return this.subscriptions.channelCount();
 	}
 
-	/** Threads of this client waiting for a lock now. */
-	public int waitingThreadCount() {
-		return this.subscriptions.waitingThreadCount();
+	int waitingCount() {
+		return this.queues.waitingCount();
 	}
 
-	/** The locks this client's threads hold now, by lock name, then thread. */
-	public List<HeldLock> heldLocks() {
+	List<HeldLock> heldLocks() {
 		return this.holds.describe();
 	}
 
-	/** How many threads of this client wait for each lock now, by lock name. */
-	public Map<String, Integer> waitingThreadsByLock() {
-		return this.subscriptions.waitingThreadsByLock();
+	Map<String, Integer> waitingByLock() {
+		return this.queues.waitingByLock();
 	}
 
 	LockState state(LockKeys keys) {
-		return this.commands.state(keys);
+		return this.reads.state(keys);
 	}
 
-	/**
-	 * What Redis says is left of each lock's lease, in one round trip; see
-	 * {@link io.github.redislock.RedisLock#remainingLease()} for the values.
-	 */
-	public List<Long> remainingLeaseMillis(List<String> lockKeys) {
-		return this.commands.remainingLeaseMillis(lockKeys);
+	List<Long> remainingLeaseMillis(List<String> lockKeys) {
+		return this.reads.remainingLeaseMillis(lockKeys);
 	}
 
-	/** Holds the watchdog renews now. */
-	public int watchdogCount() {
+	int watchdogCount() {
 		return this.watchdog.watchedCount();
 	}
 
-	/** Runs one renewal round now instead of at the next period, for tests. */
-	public void renewNow() {
+	void renewNow() {
 		this.watchdog.renewAll();
 	}
 
-	/** Acquisitions and releases whose outcome is being settled in the background. */
-	public int settlingCount() {
+	int settlingCount() {
 		return this.settlements.pendingCount();
 	}
 
 	@Override
 	public void close() {
 		this.closed = true;
+		synchronized (this) {
+			if (this.asyncExecutor != null) {
+				this.asyncExecutor.shutdownNow();
+			}
+		}
 		this.settlements.close();
 		this.watchdog.close();
 		this.subscriptions.close();
 	}
 
-	private void onAcquired(LockKeys keys, String owner, Thread thread, long token, long lease, boolean watchdogLease,
-			long start) {
-		Hold hold = this.holds.get(keys.lockKey(), thread);
+	private Hold onAcquired(LockKeys keys, Owner owner, long token, Lease lease, long start) {
+		Hold hold = this.holds.get(keys, owner);
 		if (hold != null && hold.token() == token) {
 			hold.count(hold.count() + 1);
 		}
@@ -275,9 +426,9 @@ public final class LockEngine implements AutoCloseable {
 				forget(hold, new LeaseExpiredException(keys.name(), hold.describeLoss()));
 				reportLost(hold, LeaseLostEvent.DetectedBy.ACQUIRE);
 			}
-			hold = new Hold(keys, owner, thread, token, lease, watchdogLease, this.observations);
+			hold = new Hold(keys, owner, token, lease, this.observations);
 			this.holds.add(hold);
-			if (watchdogLease) {
+			if (lease.watchdog()) {
 				this.watchdog.watch(hold);
 			}
 		}
@@ -285,6 +436,7 @@ public final class LockEngine implements AutoCloseable {
 			logger.debug("Acquired lock '" + keys.name() + "' (hold " + hold.count() + ", token " + token + ") in "
 					+ Durations.formatMillis((System.nanoTime() - start) / 1_000_000));
 		}
+		return hold;
 	}
 
 	// the watchdog may have reported this loss already
@@ -300,8 +452,19 @@ public final class LockEngine implements AutoCloseable {
 		hold.ended(failure);
 	}
 
-	private String owner(Thread thread) {
-		return this.clientId + ":" + thread.getId();
+	/** The current thread as an owner. */
+	Owner currentThread() {
+		return Owner.thread(this.clientId, Thread.currentThread());
+	}
+
+	/** A fresh handle owner, for one acquisition. */
+	Owner newHandle() {
+		return Owner.handle(this.clientId, this.handleSequence.incrementAndGet());
+	}
+
+	/** Whether an owner id found in Redis is one of this client's. */
+	boolean isOwnedHere(String ownerId) {
+		return ownerId.startsWith(this.clientId + ":");
 	}
 
 }

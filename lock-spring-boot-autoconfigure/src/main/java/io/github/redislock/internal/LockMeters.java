@@ -34,10 +34,10 @@ final class LockMeters {
 		this.registry = registry;
 		this.gauges = List.of(
 				Gauge.builder(HELD, engine, LockEngine::heldCount)
-					.description("Locks the threads of this instance hold now")
+					.description("Locks the threads and handles of this instance hold now")
 					.register(registry),
-				Gauge.builder(WAITING, engine, LockEngine::waitingThreadCount)
-					.description("Threads of this instance waiting for a lock now")
+				Gauge.builder(WAITING, engine, LockEngine::waitingCount)
+					.description("Callers of this instance waiting for a lock now")
 					.register(registry));
 	}
 

@@ -10,19 +10,13 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts, loaded once from this package's folder on the classpath (not the root,
+ * Loads the Lua scripts, once, from this package's folder on the classpath (not the root,
  * where an application's own {@code lock.lua} could shadow them). Each is one
- * {@link DefaultRedisScript} whose SHA1 is computed once, so Spring Data Redis sends
- * EVALSHA and falls back to EVAL only when Redis lost its script cache (restart,
- * failover, SCRIPT FLUSH).
+ * {@link DefaultRedisScript} whose SHA1 is computed once, so the engine sends EVALSHA and
+ * falls back to EVAL only when Redis lost its script cache (restart, failover, SCRIPT
+ * FLUSH). A {@link LockKind} loads its own scripts; the ones here serve every kind.
  */
 final class LockScripts {
-
-	/** Acquire or re-enter: the fencing token, or minus the holder's remaining lease. */
-	static final RedisScript<Long> LOCK = load("lock.lua", Long.class);
-
-	/** Release one hold: holds left, 0 when freed, -1 when not held. */
-	static final RedisScript<Long> UNLOCK = load("unlock.lua", Long.class);
 
 	/** Free whoever holds: 1 when freed. */
 	static final RedisScript<Long> FORCE_UNLOCK = load("force-unlock.lua", Long.class);
@@ -37,7 +31,7 @@ final class LockScripts {
 	// The text is read once and the script built from it: a script built on the resource
 	// itself would ask the resource for its modification time on every execution (a file
 	// system call, or a jar lookup).
-	private static <T> RedisScript<T> load(String name, Class<T> resultType) {
+	static <T> RedisScript<T> load(String name, Class<T> resultType) {
 		try {
 			String text = new ClassPathResource(name, LockScripts.class).getContentAsString(StandardCharsets.UTF_8);
 			DefaultRedisScript<T> script = new DefaultRedisScript<>(text, resultType);

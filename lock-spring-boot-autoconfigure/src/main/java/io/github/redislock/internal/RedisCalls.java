@@ -104,18 +104,32 @@ final class RedisCalls {
 	// to its 60 s default on a frozen Redis): so until one has succeeded, connecting is
 	// done on a thread of its own and waited for within the deadline.
 	private RedisConnection connection(String what, long deadline) {
+		CompletableFuture<RedisConnection> connecting = connecting(what);
+		try {
+			return awaitUninterruptibly(what, connecting.copy(), deadline);
+		}
+		catch (OutcomeUnknownException ex) {
+			// nothing was sent: a known failure. A connection made after all is not used.
+			connecting.thenAccept(RedisConnection::close);
+			throw new RedisLockException(ex.getMessage(), ex.getCause());
+		}
+	}
+
+	private CompletableFuture<RedisConnection> connecting(String what) {
 		if (this.connected) {
 			try {
-				return this.connectionFactory.getConnection();
+				return CompletableFuture.completedFuture(this.connectionFactory.getConnection());
 			}
 			catch (RuntimeException ex) {
-				throw new RedisLockException("Could not " + what + ": " + message(ex), ex);
+				return CompletableFuture
+					.failedFuture(new RedisLockException("Could not " + what + ": " + message(ex), ex));
 			}
 		}
 		CompletableFuture<RedisConnection> connecting = new CompletableFuture<>();
 		Thread connector = new Thread(() -> {
 			try {
 				connecting.complete(this.connectionFactory.getConnection());
+				this.connected = true;
 			}
 			catch (Throwable ex) {
 				connecting.completeExceptionally(ex);
@@ -123,16 +137,46 @@ final class RedisCalls {
 		}, "redis-lock-connect");
 		connector.setDaemon(true);
 		connector.start();
-		try {
-			RedisConnection connection = awaitUninterruptibly(what, connecting.copy(), deadline);
-			this.connected = true;
-			return connection;
-		}
-		catch (OutcomeUnknownException ex) {
-			// nothing was sent: a known failure. A connection made after all is not used.
-			connecting.thenAccept(RedisConnection::close);
-			throw new RedisLockException(ex.getMessage(), ex.getCause());
-		}
+		return connecting;
+	}
+
+	/**
+	 * Sends the command and completes with its answer, as
+	 * {@link #call(String, long, long, Function)} returns it, without any thread waiting:
+	 * the same time limits, the same exceptions (as the future's failure).
+	 */
+	<T> CompletableFuture<T> callAsync(String what, long extraMillis, long budgetNanos,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
+		long timeout = Math.max(0,
+				Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
+		long deadline = System.nanoTime() + timeout;
+		CompletableFuture<RedisConnection> connecting = connecting(what);
+		return connecting.copy().orTimeout(timeout, TimeUnit.NANOSECONDS).handle((connection, failure) -> {
+			if (failure != null) {
+				// nothing was sent: a known failure
+				connecting.thenAccept(RedisConnection::close);
+				RuntimeException translated = translate(what, failure);
+				return CompletableFuture.<T>failedFuture((translated instanceof OutcomeUnknownException)
+						? new RedisLockException(translated.getMessage(), translated.getCause()) : translated);
+			}
+			CompletableFuture<T> reply;
+			try {
+				reply = command.apply(nativeCommands(connection)).toCompletableFuture();
+			}
+			catch (RuntimeException ex) {
+				connection.close();
+				return CompletableFuture.<T>failedFuture(translate(what, ex));
+			}
+			reply.whenComplete((result, ignored) -> connection.close());
+			return reply.copy()
+				.orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+				.handle((result, replyFailure) -> {
+					if (replyFailure != null) {
+						throw translate(what, replyFailure);
+					}
+					return result;
+				});
+		}).thenCompose((next) -> next);
 	}
 
 	<T> T call(String what, Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
@@ -145,6 +189,22 @@ final class RedisCalls {
 	 */
 	<T> T await(String what, CompletionStage<T> command, long deadline) {
 		return awaitUninterruptibly(what, command.toCompletableFuture(), deadline);
+	}
+
+	/**
+	 * What {@link #await} answers, as a future: the stage's result, or by the deadline
+	 * the same failure.
+	 */
+	<T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
+		return command.toCompletableFuture()
+			.copy()
+			.orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+			.handle((result, failure) -> {
+				if (failure != null) {
+					throw translate(what, failure);
+				}
+				return result;
+			});
 	}
 
 	/**
@@ -209,20 +269,9 @@ final class RedisCalls {
 					// Redis runs the command anyway: wait for what it did
 					interrupted = true;
 				}
-				catch (TimeoutException ex) {
+				catch (TimeoutException | ExecutionException | CancellationException ex) {
 					future.cancel(false);
-					throw new OutcomeUnknownException(
-							"Could not " + what + ": Redis did not answer within "
-									+ Durations.formatMillis(timeoutMillis()) + " (see redis-lock.command-timeout)",
-							ex);
-				}
-				catch (ExecutionException | CancellationException ex) {
-					Throwable cause = unwrap(ex);
-					if (cause instanceof RedisCommandExecutionException || cause instanceof Refused) {
-						// Redis answered with an error: the command did not run
-						throw new RedisLockException("Could not " + what + ": " + message(cause), cause);
-					}
-					throw new OutcomeUnknownException("Could not " + what + ": " + message(cause), cause);
+					throw translate(what, ex);
 				}
 			}
 		}
@@ -231,6 +280,24 @@ final class RedisCalls {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	// a timeout or a failed connection: unknown whether Redis ran it; an error reply:
+	// it did not
+	private RuntimeException translate(String what, Throwable failure) {
+		Throwable cause = unwrap(failure);
+		if (cause instanceof TimeoutException) {
+			return new OutcomeUnknownException("Could not " + what + ": Redis did not answer within "
+					+ Durations.formatMillis(timeoutMillis()) + " (see redis-lock.command-timeout)", cause);
+		}
+		if (cause instanceof RedisLockException known) {
+			return known;
+		}
+		if (cause instanceof RedisCommandExecutionException || cause instanceof Refused) {
+			// Redis answered with an error: the command did not run
+			return new RedisLockException("Could not " + what + ": " + message(cause), cause);
+		}
+		return new OutcomeUnknownException("Could not " + what + ": " + message(cause), cause);
 	}
 
 	private static Throwable unwrap(Throwable ex) {

@@ -2,13 +2,12 @@ package io.github.redislock.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,24 +27,25 @@ import org.springframework.lang.Nullable;
 import io.github.redislock.RedisLockException;
 
 /**
- * Lets threads sleep until a lock they wait for is released. The client subscribes to a
- * lock's release channel when its first thread starts waiting for it and unsubscribes
- * when its last one stops; all threads waiting for one lock share the subscription. A
- * release message wakes one of them (FIFO), which tries again; if it gets the lock, the
- * next release wakes the next one.
+ * Tells the engine when a lock it waits for may have been released: one subscription per
+ * lock's release channel, made when the first caller of this client starts waiting for
+ * the lock and dropped after the last one stops. Each release message goes to the
+ * {@link Listener} (the engine's wait queues), which decides whom to wake; this class
+ * knows channels, not waiters.
  *
  * <p>
  * All subscriptions share one pub/sub connection, opened at the first wait and kept open
  * by a channel of the client's own, so that a burst of contention does not open and close
- * connections. Lettuce confirms each SUBSCRIBE before returning and re-subscribes by
- * itself after a reconnect.
+ * connections. Lettuce confirms each SUBSCRIBE and re-subscribes by itself after a
+ * reconnect. Joining never blocks: it answers a future that completes once the channel is
+ * subscribed, so that a release after that cannot be missed; a thread that must wait
+ * waits for it within its own time.
  *
  * <p>
  * A release published while the pub/sub connection is down (cut, killed, partitioned) is
- * lost. So when Lettuce re-subscribes a channel after reconnecting, every thread waiting
- * for that lock wakes and tries again, as if a release had been announced: a waiter
- * learns of a release it missed once the connection is back, not when the holder's lease
- * ends.
+ * lost. So when Lettuce re-subscribes a channel after reconnecting, its listener hears
+ * {@link Listener#missedReleases()}: a waiter learns of a release it missed once the
+ * connection is back, not when the holder's lease ends.
  *
  * <p>
  * A lock's subscription is dropped by a background thread once nobody has waited for it
@@ -65,11 +65,13 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	private final byte[] clientChannel;
 
-	private final Map<String, Waiters> waitersByChannel = new ConcurrentHashMap<>();
+	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
 	private final ScheduledExecutorService janitor;
 
 	private final long gracePeriodMillis;
+
+	private final Listener listener;
 
 	@Nullable
 	private RedisConnection connection;
@@ -82,7 +84,8 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	private boolean closed;
 
 	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, RedisCalls calls, String clientChannel,
-			long gracePeriodMillis) {
+			long gracePeriodMillis, Listener listener) {
+		this.listener = listener;
 		this.connectionFactory = connectionFactory;
 		this.calls = calls;
 		this.clientChannel = clientChannel.getBytes(StandardCharsets.UTF_8);
@@ -95,108 +98,148 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	/**
-	 * Registers the calling thread as a waiter on the lock; returns once its release
-	 * channel is subscribed, so that a release after this call cannot be missed. Pair
-	 * with {@link #leave(Waiters)}.
-	 * @param budgetNanos the longest this may take: what is left of the caller's wait and
-	 * command timeout, or {@link RedisCalls#NO_LIMIT}; it never takes longer than the
-	 * command timeout
-	 * @throws RedisLockException when the subscription could not be made in time; a
-	 * thread that was queued behind one that failed fails too, at once
+	 * Hears what happens on one lock's release channel. Called on Lettuce's event loop:
+	 * must not block.
 	 */
-	Membership join(LockKeys keys, long budgetNanos) {
-		long joinedAt = System.nanoTime();
+	interface Listener {
+
+		/** A release of the lock was announced. */
+		void released(LockKeys keys);
+
+		/**
+		 * The lock's channel was subscribed again after a reconnect: releases may have
+		 * been missed meanwhile.
+		 */
+		void missedReleases(LockKeys keys);
+
+	}
+
+	/**
+	 * Joins the waiters of a lock: subscribes to its release channel unless this client
+	 * already is. Pair with {@link #leave(Membership)} once the future completed
+	 * normally; a failed join needs no leave.
+	 * @param budgetNanos the longest the subscription may take: what is left of the
+	 * caller's wait and command timeout, or {@link RedisCalls#NO_LIMIT}; it never takes
+	 * longer than the command timeout
+	 * @return the membership once the channel is subscribed; or a failure, a
+	 * {@link RedisLockException}, when it could not be made in time, for every caller
+	 * that waited for that subscription
+	 */
+	CompletableFuture<Membership> join(LockKeys keys, long budgetNanos) {
 		long deadline = this.calls.deadline(budgetNanos);
 		for (;;) {
-			Waiters waiters = this.waitersByChannel.computeIfAbsent(keys.channel(), (channel) -> new Waiters(keys));
-			synchronized (waiters) {
-				if (waiters.removed) {
+			Channel channel = this.channels.computeIfAbsent(keys.channel(), (name) -> new Channel(keys));
+			CompletableFuture<Void> subscribed;
+			boolean beforeSubscribed;
+			synchronized (channel) {
+				if (channel.removed) {
 					continue;
 				}
-				boolean subscribing = !waiters.subscribed;
-				if (subscribing) {
-					waiters.throwIfFailedSince(joinedAt);
-					subscribe(keys, waiters, deadline);
+				channel.members++;
+				if (channel.subscription == null || channel.subscription.isCompletedExceptionally()) {
+					channel.subscription = subscribe(keys, channel, deadline);
 				}
-				waiters.count++;
-				return new Membership(waiters, subscribing);
+				subscribed = channel.subscription;
+				beforeSubscribed = !subscribed.isDone();
 			}
+			String what = describe(keys);
+			return this.calls.within(what, subscribed, deadline).handle((done, failure) -> {
+				if (failure != null) {
+					leave(new Membership(channel, false));
+					throw (failure instanceof RedisLockException ex) ? ex
+							: new RedisLockException("Could not " + what + ": " + failure.getMessage(), failure);
+				}
+				return new Membership(channel, beforeSubscribed);
+			});
 		}
 	}
 
 	/**
-	 * A thread's place among the waiters of a lock.
-	 *
-	 * @param waiters the lock's waiters
-	 * @param subscribedHere whether this join made the subscription; if it did, a release
-	 * may have come before it and the caller must try the lock once more before it
-	 * sleeps. If not, whoever made the subscription tried after making it, and any later
-	 * release wakes a waiter.
+	 * Joins as {@link #join} does, waiting for the subscription on the calling thread,
+	 * uninterruptibly (an interrupt must not leave it unknown whether the channel is
+	 * subscribed); the interrupt status is kept.
 	 */
-	record Membership(Waiters waiters, boolean subscribedHere) {
+	Membership joinNow(LockKeys keys, long budgetNanos) {
+		try {
+			return join(keys, budgetNanos).join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException failure) ? failure : ex;
+		}
 	}
 
 	/**
-	 * Unregisters a waiter; after the last one, the subscription goes once the grace
+	 * A caller's place among the waiters of a lock.
+	 *
+	 * @param channel the lock's channel
+	 * @param subscribedSinceJoining whether the channel was subscribed only after this
+	 * caller joined: a release may have come before, and the caller must try the lock
+	 * once more before it sleeps
+	 */
+	record Membership(Channel channel, boolean subscribedSinceJoining) {
+	}
+
+	/**
+	 * Leaves a lock's waiters; after the last one, the subscription goes once the grace
 	 * period passes idle.
 	 */
-	void leave(Waiters waiters) {
-		synchronized (waiters) {
-			if (--waiters.count > 0) {
+	void leave(Membership membership) {
+		Channel channel = membership.channel();
+		synchronized (channel) {
+			if (--channel.members > 0) {
 				return;
 			}
-			long idleSince = ++waiters.idleGeneration;
+			long idleSince = ++channel.idleGeneration;
 			try {
-				this.janitor.schedule(() -> dropIfStillIdle(waiters, idleSince), this.gracePeriodMillis,
+				this.janitor.schedule(() -> dropIfStillIdle(channel, idleSince), this.gracePeriodMillis,
 						TimeUnit.MILLISECONDS);
 			}
 			catch (RejectedExecutionException closed) {
-				dropIfStillIdle(waiters, idleSince);
+				dropIfStillIdle(channel, idleSince);
 			}
 		}
 	}
 
-	private void dropIfStillIdle(Waiters waiters, long idleSince) {
-		synchronized (waiters) {
-			if (waiters.count > 0 || waiters.removed || waiters.idleGeneration != idleSince) {
+	private void dropIfStillIdle(Channel channel, long idleSince) {
+		synchronized (channel) {
+			if (channel.members > 0 || channel.removed || channel.idleGeneration != idleSince) {
 				return;
 			}
-			// UNSUBSCRIBE goes out before the entry leaves the map: a thread that starts
+			// UNSUBSCRIBE goes out before the entry leaves the map: a caller that starts
 			// waiting after that subscribes anew, and its SUBSCRIBE cannot be overtaken
 			// by this UNSUBSCRIBE
-			waiters.removed = true;
-			unsubscribe(waiters);
-			this.waitersByChannel.remove(waiters.channel, waiters);
+			channel.removed = true;
+			unsubscribe(channel);
+			this.channels.remove(channel.name, channel);
 		}
 	}
 
 	@Override
 	public void onMessage(Message message, byte[] pattern) {
-		Waiters waiters = this.waitersByChannel.get(new String(message.getChannel(), StandardCharsets.UTF_8));
-		if (waiters != null) {
-			waiters.wakeOne();
+		Channel channel = this.channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+		if (channel != null) {
+			this.listener.released(channel.keys);
 		}
 	}
 
 	/**
 	 * Called on Lettuce's event loop for every SUBSCRIBE Redis confirms: this client's
 	 * own, and Lettuce's re-subscriptions after a reconnect. Before a channel's first
-	 * subscription has returned, its waiters are not marked subscribed and nobody is
-	 * woken; after that, a confirmation is a re-subscription. Takes no lock: the thread
-	 * that subscribes holds the waiters' monitor while it waits for this event loop.
+	 * subscription has completed, nobody is told; after that, a confirmation is a
+	 * re-subscription. Takes no lock.
 	 */
 	@Override
-	public void onChannelSubscribed(byte[] channel, long count) {
-		Waiters waiters = this.waitersByChannel.get(new String(channel, StandardCharsets.UTF_8));
-		if (waiters == null || waiters.confirmsOwnSubscribe()) {
+	public void onChannelSubscribed(byte[] name, long count) {
+		Channel channel = this.channels.get(new String(name, StandardCharsets.UTF_8));
+		if (channel == null || channel.confirmsOwnSubscribe()) {
 			return;
 		}
-		if (waiters.subscribed) {
+		CompletableFuture<Void> subscription = channel.subscription;
+		if (subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally()) {
 			if (logger.isDebugEnabled()) {
-				logger
-					.debug("Re-subscribed to " + waiters.channel + "; waking its waiters in case a release was missed");
+				logger.debug("Re-subscribed to " + channel.name + "; waking its waiters in case a release was missed");
 			}
-			waiters.wakeAll();
+			this.listener.missedReleases(channel.keys);
 		}
 	}
 
@@ -205,31 +248,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	 * period.
 	 */
 	int channelCount() {
-		return this.waitersByChannel.size();
-	}
-
-	/** How many threads of this client wait for each lock now, by lock name. */
-	Map<String, Integer> waitingThreadsByLock() {
-		Map<String, Integer> waiting = new TreeMap<>();
-		for (Waiters waiters : this.waitersByChannel.values()) {
-			synchronized (waiters) {
-				if (waiters.count > 0) {
-					waiting.merge(waiters.lockName, waiters.count, Integer::sum);
-				}
-			}
-		}
-		return waiting;
-	}
-
-	/** How many threads of this client wait for a lock now. */
-	int waitingThreadCount() {
-		int waiting = 0;
-		for (Waiters waiters : this.waitersByChannel.values()) {
-			synchronized (waiters) {
-				waiting += waiters.count;
-			}
-		}
-		return waiting;
+		return this.channels.size();
 	}
 
 	synchronized void close() {
@@ -244,59 +263,59 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		}
 	}
 
-	// The confirmation is awaited within the deadline, uninterruptibly: an interrupt
-	// must not leave it unknown whether the channel is subscribed. A SUBSCRIBE that
-	// failed or timed out may still take effect: the janitor unsubscribes the channel.
-	private void subscribe(LockKeys keys, Waiters waiters, long deadline) {
-		String what = "wait for lock '" + keys.name() + "' (key '" + keys.lockKey() + "'): subscribing to '"
-				+ keys.channel() + "'";
-		try {
-			RedisPubSubAsyncCommands<byte[], byte[]> pubSub = pubSubCommands(what, deadline);
-			waiters.ownSubscribes.incrementAndGet();
-			try {
-				this.calls.await(what, pubSub.subscribe(waiters.channelBytes), deadline);
+	// A SUBSCRIBE that failed or timed out may still take effect: the janitor
+	// unsubscribes the channel once it is idle.
+	private CompletableFuture<Void> subscribe(LockKeys keys, Channel channel, long deadline) {
+		String what = describe(keys);
+		CompletableFuture<Void> subscribed = pubSubCommands(what, deadline).thenCompose((pubSub) -> {
+			channel.ownSubscribes.incrementAndGet();
+			return this.calls.within(what, pubSub.subscribe(channel.bytes), deadline);
+		}).handle((done, failure) -> {
+			if (failure != null) {
+				channel.ownSubscribes.set(0);
+				throw (failure instanceof RedisLockException ex) ? ex
+						: new RedisLockException("Could not " + what + ": " + failure.getMessage(), failure);
 			}
-			catch (RuntimeException ex) {
-				waiters.ownSubscribes.set(0);
-				throw ex;
+			return null;
+		});
+		subscribed.whenComplete((done, failure) -> {
+			if (failure != null) {
+				scheduleDrop(channel);
 			}
-			waiters.subscribed = true;
-		}
-		catch (RedisLockException ex) {
-			throw failedToSubscribe(waiters, ex);
-		}
-		catch (RuntimeException ex) {
-			throw failedToSubscribe(waiters, new RedisLockException("Could not " + what + ": " + ex.getMessage(), ex));
-		}
+		});
+		return subscribed;
 	}
 
-	private RedisLockException failedToSubscribe(Waiters waiters, RedisLockException ex) {
-		waiters.failed(ex);
-		long idleSince = ++waiters.idleGeneration;
+	private void scheduleDrop(Channel channel) {
+		long idleSince;
+		synchronized (channel) {
+			idleSince = ++channel.idleGeneration;
+		}
 		try {
-			this.janitor.execute(() -> dropIfStillIdle(waiters, idleSince));
+			this.janitor.execute(() -> dropIfStillIdle(channel, idleSince));
 		}
 		catch (RejectedExecutionException closed) {
-			waiters.removed = true;
-			this.waitersByChannel.remove(waiters.channel, waiters);
+			synchronized (channel) {
+				channel.removed = true;
+				this.channels.remove(channel.name, channel);
+			}
 		}
-		return ex;
 	}
 
-	private void unsubscribe(Waiters waiters) {
+	private void unsubscribe(Channel channel) {
 		RedisPubSubAsyncCommands<byte[], byte[]> pubSub = currentPubSubCommands();
 		if (pubSub == null) {
 			return;
 		}
 		try {
-			this.calls.await("unsubscribe from '" + waiters.channel + "'", pubSub.unsubscribe(waiters.channelBytes),
+			this.calls.await("unsubscribe from '" + channel.name + "'", pubSub.unsubscribe(channel.bytes),
 					this.calls.deadline(RedisCalls.NO_LIMIT));
 		}
 		catch (RuntimeException ex) {
 			// The connection is broken; Lettuce would re-subscribe this channel on
 			// reconnect, which costs a little traffic until the connection is replaced,
 			// but no correctness.
-			logger.debug("Could not unsubscribe from " + waiters.channel, ex);
+			logger.debug("Could not unsubscribe from " + channel.name, ex);
 		}
 	}
 
@@ -311,15 +330,15 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	// connection's own timeout (Lettuce's default is 60 s): so it is opened on the
 	// janitor thread, and callers wait for it within their deadline. The lock channels
 	// are then subscribed on Lettuce's asynchronous API of the same connection.
-	private RedisPubSubAsyncCommands<byte[], byte[]> pubSubCommands(String what, long deadline) {
+	private CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> pubSubCommands(String what, long deadline) {
 		CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> open;
 		synchronized (this) {
 			if (this.closed) {
-				throw new IllegalStateException("The lock client is closed");
+				return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
 			}
 			RedisPubSubAsyncCommands<byte[], byte[]> current = currentPubSubCommands();
 			if (current != null) {
-				return current;
+				return CompletableFuture.completedFuture(current);
 			}
 			if (this.opening == null || this.opening.isDone()) {
 				CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening = new CompletableFuture<>();
@@ -327,15 +346,13 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 					this.janitor.execute(() -> open(opening));
 				}
 				catch (RejectedExecutionException ex) {
-					throw new IllegalStateException("The lock client is closed");
+					return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
 				}
 				this.opening = opening;
 			}
 			open = this.opening;
 		}
-		// a copy: a caller that gives up cancels what it waited for, and the opening is
-		// shared
-		return this.calls.await(what + " (opening the pub/sub connection)", open.copy(), deadline);
+		return this.calls.within(what + " (opening the pub/sub connection)", open, deadline);
 	}
 
 	private void open(CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening) {
@@ -385,84 +402,44 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		return (RedisPubSubAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
 	}
 
-	/** The threads of this client waiting for one lock. */
-	static final class Waiters {
+	private static String describe(LockKeys keys) {
+		return "wait for lock '" + keys.name() + "' (key '" + keys.lockKey() + "'): subscribing to '" + keys.channel()
+				+ "'";
+	}
 
-		private final String lockName;
+	/** One lock's release channel, and who listens to it. */
+	static final class Channel {
 
-		private final String channel;
+		private final LockKeys keys;
 
-		private final byte[] channelBytes;
+		private final String name;
 
-		// fair: the thread waiting longest is woken first
-		private final Semaphore wakeUps = new Semaphore(0, true);
+		private final byte[] bytes;
 
-		private volatile int count;
+		// completes once the channel is subscribed; null before the first try
+		@Nullable
+		private volatile CompletableFuture<Void> subscription;
 
-		private volatile boolean subscribed;
+		private int members;
 
 		// SUBSCRIBEs sent by this client whose confirmation has not come yet: those
 		// confirmations are not re-subscriptions
 		private final AtomicInteger ownSubscribes = new AtomicInteger();
 
-		// the last failure to subscribe, and when: threads that were already queued for
-		// the monitor then fail at once instead of trying again one after the other
-		@Nullable
-		private RedisLockException failure;
-
-		private long failedAt;
-
 		private boolean removed;
 
-		// changes each time the last waiter leaves, so a drop scheduled then is void once
-		// a waiter came back
+		// changes each time the last member leaves, so a drop scheduled then is void
+		// once a member came back
 		private long idleGeneration;
 
-		private Waiters(LockKeys keys) {
-			this.lockName = keys.name();
-			this.channel = keys.channel();
-			this.channelBytes = this.channel.getBytes(StandardCharsets.UTF_8);
-		}
-
-		/**
-		 * Sleeps until a release is announced or the time is up.
-		 * @return whether a release woke this thread
-		 */
-		boolean await(long nanos) throws InterruptedException {
-			return this.wakeUps.tryAcquire(nanos, TimeUnit.NANOSECONDS);
-		}
-
-		private void failed(RedisLockException failure) {
-			this.failure = failure;
-			this.failedAt = System.nanoTime();
-		}
-
-		private void throwIfFailedSince(long joinedAt) {
-			RedisLockException failure = this.failure;
-			if (failure != null && this.failedAt - joinedAt >= 0) {
-				throw new RedisLockException(failure.getMessage(), failure);
-			}
+		private Channel(LockKeys keys) {
+			this.keys = keys;
+			this.name = keys.channel();
+			this.bytes = this.name.getBytes(StandardCharsets.UTF_8);
 		}
 
 		private boolean confirmsOwnSubscribe() {
 			return this.ownSubscribes.getAndUpdate((pending) -> Math.max(0, pending - 1)) > 0;
-		}
-
-		// After a reconnect every waiter tries: each may have missed its release. Not
-		// exact (no lock is taken here), and a spare wake-up costs one attempt.
-		private void wakeAll() {
-			int missing = this.count - this.wakeUps.availablePermits();
-			if (missing > 0) {
-				this.wakeUps.release(missing);
-			}
-		}
-
-		// One pending wake-up is enough: whoever takes it tries the lock again, and a
-		// release that finds a wake-up still pending has nobody asleep to wake.
-		private void wakeOne() {
-			if (this.wakeUps.availablePermits() == 0) {
-				this.wakeUps.release();
-			}
 		}
 
 	}

@@ -60,7 +60,7 @@ final class Settlements implements AutoCloseable {
 	 * Starts settling an acquisition of the lock by the owner whose outcome is unknown.
 	 * The owner held no hold of the lock before it.
 	 */
-	void settle(LockKeys keys, String owner, Reason reason) {
+	void settle(LockKeys keys, Owner owner, Reason reason) {
 		Settlement settlement = new Settlement(keys, owner, reason);
 		Settlement earlier = this.pending.put(settlement.key, settlement);
 		if (earlier != null) {
@@ -98,11 +98,11 @@ final class Settlements implements AutoCloseable {
 	 * again.
 	 * @return whether there was a settlement
 	 */
-	boolean claim(LockKeys keys, String owner) {
+	boolean claim(LockKeys keys, Owner owner) {
 		if (this.pending.isEmpty()) {
 			return false;
 		}
-		Settlement settlement = this.pending.get(new Key(keys.lockKey(), owner));
+		Settlement settlement = this.pending.get(new Key(keys.lockKey(), owner.id()));
 		if (settlement == null) {
 			return false;
 		}
@@ -137,9 +137,9 @@ final class Settlements implements AutoCloseable {
 		boolean settled = false;
 		long retryDelay = 0;
 		try {
-			long reply = this.commands.release(settlement.keys, settlement.owner, 1);
+			LockReply reply = this.commands.release(settlement.keys, settlement.owner, 1);
 			settled = true;
-			if (reply == 0) {
+			if (reply instanceof LockReply.Released) {
 				logger.info("Released lock '" + settlement.keys.name() + "' in the background: Redis still held it "
 						+ "for this client after its " + settlement.reason.what + " had failed");
 			}
@@ -161,7 +161,7 @@ final class Settlements implements AutoCloseable {
 		}
 	}
 
-	private record Key(String lockKey, String owner) {
+	private record Key(String lockKey, String ownerId) {
 	}
 
 	private static final class Settlement {
@@ -170,7 +170,7 @@ final class Settlements implements AutoCloseable {
 
 		private final LockKeys keys;
 
-		private final String owner;
+		private final Owner owner;
 
 		private final Reason reason;
 
@@ -180,8 +180,8 @@ final class Settlements implements AutoCloseable {
 
 		private long delayMillis = FIRST_RETRY_MILLIS;
 
-		Settlement(LockKeys keys, String owner, Reason reason) {
-			this.key = new Key(keys.lockKey(), owner);
+		Settlement(LockKeys keys, Owner owner, Reason reason) {
+			this.key = new Key(keys.lockKey(), owner.id());
 			this.keys = keys;
 			this.owner = owner;
 			this.reason = reason;

@@ -1,7 +1,11 @@
 package io.github.redislock.autoconfigure;
 
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
 import java.time.Duration;
 
+import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.interceptor.LockInterceptor;
@@ -200,6 +204,16 @@ class RedisLockAutoConfigurationTests {
 
 			@Override
 			public RedisLock getLock(String name) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public Optional<LockHandle> tryAcquire(String name, Duration waitTime, Duration leaseTime) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, Duration leaseTime) {
 				throw new UnsupportedOperationException();
 			}
 

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
-import io.github.redislock.internal.DefaultRedisLockClient;
+import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisCluster;
 import io.github.redislock.testsupport.RedisSentinelGroup;
 import org.junit.jupiter.api.Test;
@@ -104,8 +104,7 @@ class TopologyAutoConfigurationTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> ((DefaultRedisLockClient) client).engine().waitingThreadCount() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockInspector.of(client).orElseThrow().waitingCount() == 1);
 		long releasedAt = System.nanoTime();
 		held.unlock();
 		long[] acquired = waiter.get(10, TimeUnit.SECONDS);

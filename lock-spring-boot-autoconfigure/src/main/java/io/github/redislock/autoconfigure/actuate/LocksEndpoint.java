@@ -5,9 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redislock.RedisLockClient;
-import io.github.redislock.internal.DefaultRedisLockClient;
 import io.github.redislock.internal.HeldLock;
-import io.github.redislock.internal.LockEngine;
+import io.github.redislock.internal.LockInspector;
 import io.github.redislock.internal.LockState;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -17,10 +16,10 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.lang.Nullable;
 
 /**
- * The {@code locks} Actuator endpoint: which locks the threads of this instance hold
- * (name, key, thread, hold count, since when, lease, what Redis says is left of it,
- * fencing token) and how many threads wait for each lock; and, for one named lock, who
- * holds it on any instance. Read-only; forcing a lock open is
+ * The {@code locks} Actuator endpoint: which locks the threads and handles of this
+ * instance hold (name, key, owner, thread, hold count, since when, lease, what Redis says
+ * is left of it, fencing token) and how many callers wait for each lock; and, for one
+ * named lock, who holds it on any instance. Read-only; forcing a lock open is
  * {@link ReleasingLocksEndpoint}, which has to be switched on.
  *
  * @since 0.1.0
@@ -41,16 +40,16 @@ public class LocksEndpoint {
 	/** Lists the locks this instance holds and waits for. */
 	@ReadOperation
 	public LocksDescriptor locks() {
-		if (!(this.client instanceof DefaultRedisLockClient defaultClient)) {
+		LockInspector inspector = LockInspector.of(this.client).orElse(null);
+		if (inspector == null) {
 			return new LocksDescriptor(this.client.toString(), List.of(), Map.of(),
 					"Not a client built by RedisLockClient.builder(); nothing to show");
 		}
-		LockEngine engine = defaultClient.engine();
-		List<HeldLock> held = engine.heldLocks();
+		List<HeldLock> held = inspector.heldLocks();
 		List<Long> remaining = null;
 		String redisError = null;
 		try {
-			remaining = engine.remainingLeaseMillis(held.stream().map(HeldLock::key).toList());
+			remaining = inspector.remainingLeaseMillis(held.stream().map(HeldLock::key).toList());
 		}
 		catch (RuntimeException ex) {
 			redisError = "Could not read the remaining leases: " + ex.getMessage();
@@ -59,7 +58,7 @@ public class LocksEndpoint {
 		for (int i = 0; i < held.size(); i++) {
 			descriptors.add(HeldLockDescriptor.of(held.get(i), (remaining != null) ? remaining.get(i) : null));
 		}
-		return new LocksDescriptor(this.client.toString(), descriptors, engine.waitingThreadsByLock(), redisError);
+		return new LocksDescriptor(this.client.toString(), descriptors, inspector.waitingByLock(), redisError);
 	}
 
 	/**
@@ -71,25 +70,25 @@ public class LocksEndpoint {
 	@ReadOperation
 	@Nullable
 	public LockDescriptor lock(@Selector(match = Match.ALL_REMAINING) String[] name) {
-		if (!(this.client instanceof DefaultRedisLockClient defaultClient)) {
+		LockInspector inspector = LockInspector.of(this.client).orElse(null);
+		if (inspector == null) {
 			return null;
 		}
 		String lockName = String.join("/", name);
-		LockState state = defaultClient.lockState(lockName);
+		LockState state = inspector.lockState(lockName);
 		List<HolderDescriptor> holders = state.holders()
 			.entrySet()
 			.stream()
 			.map((holder) -> new HolderDescriptor(holder.getKey(), holder.getValue(),
-					defaultClient.isOwnedHere(holder.getKey())))
+					inspector.isOwnedHere(holder.getKey())))
 			.toList();
-		LockEngine engine = defaultClient.engine();
-		List<HeldLockDescriptor> heldHere = engine.heldLocks()
+		List<HeldLockDescriptor> heldHere = inspector.heldLocks()
 			.stream()
 			.filter((held) -> held.name().equals(lockName))
 			.map((held) -> HeldLockDescriptor.of(held, state.remainingLeaseMillis()))
 			.toList();
 		return new LockDescriptor(lockName, state.key(), !holders.isEmpty(), holders, state.fencingToken(),
-				state.remainingLeaseMillis(), heldHere, engine.waitingThreadsByLock().getOrDefault(lockName, 0));
+				state.remainingLeaseMillis(), heldHere, inspector.waitingByLock().getOrDefault(lockName, 0));
 	}
 
 	RedisLockClient client() {
@@ -115,7 +114,8 @@ public class LocksEndpoint {
 	/**
 	 * One holder of a lock, on any instance.
 	 *
-	 * @param owner the owner id, {@code <client id>:<thread id>}
+	 * @param owner the owner id: {@code <client id>:<thread id>} for a thread,
+	 * {@code <client id>:h<n>} for a {@link io.github.redislock.LockHandle}
 	 * @param holdCount how many times it holds the lock
 	 * @param thisInstance whether it is a thread of this instance
 	 */
@@ -135,11 +135,14 @@ public class LocksEndpoint {
 	}
 
 	/**
-	 * One thread's hold on one lock.
+	 * One thread's or handle's hold on one lock.
 	 *
 	 * @param name the lock's name
 	 * @param key its Redis key
-	 * @param thread the holding thread
+	 * @param owner the owner's id, as in {@link HolderDescriptor#owner()}
+	 * @param handle whether a {@link io.github.redislock.LockHandle} holds it, rather
+	 * than a thread
+	 * @param thread the holding thread; for a handle, the thread that acquired it
 	 * @param holdCount how many times the thread holds it
 	 * @param heldSince when the thread first acquired it (ISO-8601)
 	 * @param leaseMs the lease it was taken with, in milliseconds
@@ -148,13 +151,14 @@ public class LocksEndpoint {
 	 * @param watchdog whether the watchdog renews the lease
 	 * @param fencingToken the hold's fencing token
 	 */
-	public record HeldLockDescriptor(String name, String key, String thread, int holdCount, String heldSince,
-			long leaseMs, @Nullable Long remainingLeaseMs, boolean watchdog, long fencingToken) {
+	public record HeldLockDescriptor(String name, String key, String owner, boolean handle, String thread,
+			int holdCount, String heldSince, long leaseMs, @Nullable Long remainingLeaseMs, boolean watchdog,
+			long fencingToken) {
 
 		static HeldLockDescriptor of(HeldLock lock, @Nullable Long remainingLeaseMs) {
-			return new HeldLockDescriptor(lock.name(), lock.key(), lock.thread(), lock.holdCount(),
-					lock.heldSince().toString(), lock.lease().toMillis(), remainingLeaseMs, lock.watchdog(),
-					lock.fencingToken());
+			return new HeldLockDescriptor(lock.name(), lock.key(), lock.owner(), lock.handle(), lock.thread(),
+					lock.holdCount(), lock.heldSince().toString(), lock.lease().toMillis(), remainingLeaseMs,
+					lock.watchdog(), lock.fencingToken());
 		}
 
 	}

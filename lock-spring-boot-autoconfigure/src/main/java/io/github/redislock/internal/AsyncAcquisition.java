@@ -1,0 +1,300 @@
+package io.github.redislock.internal;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.lang.Nullable;
+
+import io.github.redislock.RedisLockException;
+
+/**
+ * One acquisition that no thread waits for: each attempt is an asynchronous command, and
+ * between attempts the acquisition sleeps in the lock's wait queue until a release
+ * message or a timer (the holder's lease end, the wait's end) wakes it. It keeps the same
+ * order as a waiting thread: enter the queue, try, subscribe, try again if the
+ * subscription came after the first attempt, sleep, try.
+ *
+ * <p>
+ * Its {@link #result() result} may be cancelled at any time: the acquisition then leaves
+ * the queue and the subscription, and a grant that was on its way is released in the
+ * background. Replies are handled on the client's async thread, never on Lettuce's event
+ * loop, so a continuation that calls Redis cannot stall it.
+ */
+final class AsyncAcquisition implements WaitQueue.Waiter {
+
+	private static final long REFUSED_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	private final LockKeys keys;
+
+	private final Owner owner;
+
+	private final Lease lease;
+
+	private final Wait wait;
+
+	private final long start = System.nanoTime();
+
+	private final LockCommands commands;
+
+	private final WaitQueues queues;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final Settlements settlements;
+
+	private final ScheduledExecutorService executor;
+
+	private final CompletableFuture<LockReply.Granted> result = new CompletableFuture<>();
+
+	// guarded by this
+	@Nullable
+	private WaitQueue queue;
+
+	@Nullable
+	private ReleaseSubscriptions.Membership membership;
+
+	@Nullable
+	private ScheduledFuture<?> timer;
+
+	private boolean joined;
+
+	private boolean waiting;
+
+	private boolean asleep;
+
+	@Nullable
+	private RedisLockException refusal;
+
+	AsyncAcquisition(LockKeys keys, Owner owner, Lease lease, Wait wait, LockCommands commands, WaitQueues queues,
+			ReleaseSubscriptions subscriptions, Settlements settlements, ScheduledExecutorService executor) {
+		this.keys = keys;
+		this.owner = owner;
+		this.lease = lease;
+		this.wait = wait;
+		this.commands = commands;
+		this.queues = queues;
+		this.subscriptions = subscriptions;
+		this.settlements = settlements;
+		this.executor = executor;
+	}
+
+	/**
+	 * Completes with the grant, with {@code null} when the wait ended without the lock,
+	 * or with the failure; cancelling it withdraws the acquisition.
+	 */
+	CompletableFuture<LockReply.Granted> result() {
+		return this.result;
+	}
+
+	CompletableFuture<LockReply.Granted> start() {
+		this.result.whenComplete((granted, failure) -> cleanUp());
+		if (!this.wait.isNone()) {
+			synchronized (this) {
+				this.queue = this.queues.enter(this.keys);
+			}
+		}
+		attempt();
+		return this.result;
+	}
+
+	private void attempt() {
+		if (this.result.isDone()) {
+			return;
+		}
+		this.commands.acquireAsync(this.keys, this.owner, this.lease, budget())
+			.whenCompleteAsync(this::onReply, this.executor);
+	}
+
+	private void onReply(@Nullable LockReply reply, @Nullable Throwable failure) {
+		if (reply instanceof LockReply.Granted granted) {
+			if (!this.result.complete(granted)) {
+				// cancelled while the grant was on its way: give it back
+				this.settlements.settle(this.keys, this.owner, Settlements.Reason.ACQUIRE);
+			}
+			return;
+		}
+		if (failure != null) {
+			failed(failure);
+			return;
+		}
+		if (this.result.isDone()) {
+			return;
+		}
+		afterAttempt(reply);
+	}
+
+	private void failed(Throwable failure) {
+		Throwable cause = (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
+				? failure.getCause() : failure;
+		if (cause instanceof RedisCalls.OutcomeUnknownException) {
+			// Redis may grant it still: release it once Redis answers
+			this.settlements.settle(this.keys, this.owner, Settlements.Reason.ACQUIRE);
+		}
+		else if (cause instanceof RedisLockException ex && !this.wait.isNone() && RedisCalls.isTransientRefusal(ex)
+				&& this.wait.remainingNanos(this.start) > 0) {
+			this.refusal = ex;
+			afterAttempt(null);
+			return;
+		}
+		this.result.completeExceptionally(cause);
+	}
+
+	// the attempt found the lock taken (or Redis refused it for now)
+	private void afterAttempt(@Nullable LockReply reply) {
+		long remaining = this.wait.remainingNanos(this.start);
+		if (this.wait.isNone() || remaining <= 0) {
+			if (reply == null && this.refusal != null) {
+				this.result.completeExceptionally(this.refusal);
+			}
+			else {
+				this.result.complete(null);
+			}
+			return;
+		}
+		long sleep = Math.min(remaining, LockAcquirer.sleepAfter(reply));
+		boolean join;
+		synchronized (this) {
+			if (this.queue == null) {
+				return;
+			}
+			join = !this.joined;
+			this.joined = true;
+		}
+		if (!join) {
+			sleep(sleep);
+			return;
+		}
+		this.subscriptions.join(this.keys, budget()).whenCompleteAsync((membership, failure) -> {
+			if (failure != null) {
+				this.result.completeExceptionally(failure);
+				return;
+			}
+			synchronized (this) {
+				this.membership = membership;
+				if (this.queue != null) {
+					// counted as waiting once subscribed: from then on no release is
+					// missed
+					this.waiting = true;
+					this.queue.startWaiting();
+				}
+			}
+			if (this.result.isDone()) {
+				// cancelled meanwhile: the clean-up may have run before the membership
+				// was known
+				leaveSubscription();
+			}
+			else if (membership.subscribedSinceJoining()) {
+				attempt();
+			}
+			else {
+				sleep(Math.min(this.wait.remainingNanos(this.start), sleep));
+			}
+		}, this.executor);
+	}
+
+	private void sleep(long nanos) {
+		WaitQueue queue;
+		synchronized (this) {
+			queue = this.queue;
+			if (queue == null || this.result.isDone()) {
+				return;
+			}
+			this.asleep = true;
+			try {
+				this.timer = this.executor.schedule(this::timeUp, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+			}
+			catch (RejectedExecutionException closed) {
+				this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+				return;
+			}
+		}
+		queue.sleep(this);
+	}
+
+	// called by a release, on whatever thread delivered it
+	@Override
+	public void wake() {
+		try {
+			this.executor.execute(() -> {
+				if (stopSleeping()) {
+					attempt();
+				}
+			});
+		}
+		catch (RejectedExecutionException closed) {
+			this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+		}
+	}
+
+	private void timeUp() {
+		WaitQueue queue;
+		synchronized (this) {
+			queue = this.queue;
+		}
+		// still in the queue: nobody woke it. Not in it: a wake-up is on its way and
+		// will try instead.
+		if (queue != null && queue.remove(this) && stopSleeping()) {
+			attempt();
+		}
+	}
+
+	private synchronized boolean stopSleeping() {
+		if (!this.asleep) {
+			return false;
+		}
+		this.asleep = false;
+		if (this.timer != null) {
+			this.timer.cancel(false);
+			this.timer = null;
+		}
+		return true;
+	}
+
+	private void cleanUp() {
+		WaitQueue queue;
+		boolean wasAsleep;
+		boolean wasWaiting;
+		synchronized (this) {
+			queue = this.queue;
+			this.queue = null;
+			wasAsleep = stopSleeping();
+			wasWaiting = this.waiting;
+		}
+		leaveSubscription();
+		if (queue == null) {
+			return;
+		}
+		// chosen by a release it will not try for: the next waiter tries instead
+		if (wasAsleep && !queue.remove(this)) {
+			queue.released();
+		}
+		if (wasWaiting) {
+			queue.stopWaiting();
+		}
+		this.queues.exit(queue);
+	}
+
+	private void leaveSubscription() {
+		ReleaseSubscriptions.Membership membership;
+		synchronized (this) {
+			membership = this.membership;
+			this.membership = null;
+		}
+		if (membership != null) {
+			this.subscriptions.leave(membership);
+		}
+	}
+
+	// what is left of the wait time plus the command timeout
+	private long budget() {
+		if (this.wait.isUnlimited()) {
+			return RedisCalls.NO_LIMIT;
+		}
+		long total = this.wait.nanos() + TimeUnit.MILLISECONDS.toNanos(this.commands.timeoutMillis());
+		return (total < 0) ? RedisCalls.NO_LIMIT : total - (System.nanoTime() - this.start);
+	}
+
+}

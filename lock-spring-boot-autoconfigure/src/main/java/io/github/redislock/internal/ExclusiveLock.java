@@ -1,0 +1,68 @@
+package io.github.redislock.internal;
+
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The exclusive, re-entrant lock: one hash per name whose fields are its owner (with its
+ * hold count) and the fencing token. Its scripts, {@code lock.lua}, {@code unlock.lua}
+ * and {@code extend.lua}, document their keys, arguments and replies.
+ */
+final class ExclusiveLock implements LockKind {
+
+	static final ExclusiveLock INSTANCE = new ExclusiveLock();
+
+	/** Acquire or re-enter: the fencing token, or minus the holder's remaining lease. */
+	private static final RedisScript<Long> LOCK = LockScripts.load("lock.lua", Long.class);
+
+	/** Release one hold: holds left, 0 when freed, -1 when not held. */
+	private static final RedisScript<Long> UNLOCK = LockScripts.load("unlock.lua", Long.class);
+
+	/** Set the remaining lease: 1 when held, 0 when not. */
+	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
+
+	private ExclusiveLock() {
+	}
+
+	@Override
+	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, Lease lease, int holdsBefore) {
+		return RedisCalls
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.lockAndFence(), Long.toString(lease.millis()),
+					owner.id(), Integer.toString(holdsBefore))
+			.thenApply(ExclusiveLock::acquired);
+	}
+
+	@Override
+	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, int holdsBefore) {
+		return RedisCalls
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(), keys.channel(),
+					Integer.toString(holdsBefore))
+			.thenApply(ExclusiveLock::released);
+	}
+
+	@Override
+	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+			long leaseMillis) {
+		return RedisCalls
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
+					Long.toString(leaseMillis))
+			.thenApply((held) -> held != null && held == 1L);
+	}
+
+	private static LockReply acquired(Long reply) {
+		long value = (reply != null) ? reply : 0;
+		return (value > 0) ? new LockReply.Granted(value) : new LockReply.Busy(-value);
+	}
+
+	private static LockReply released(Long reply) {
+		long value = (reply != null) ? reply : -1;
+		return (value < 0) ? LockReply.NOT_HELD : new LockReply.Released((int) value);
+	}
+
+}

@@ -1,0 +1,55 @@
+package io.github.redislock.internal;
+
+import org.springframework.lang.Nullable;
+
+/**
+ * The one place that says what a lock name and a key prefix may be; every entry point
+ * (the client, the annotation's start-up checks and key evaluation, the properties) asks
+ * here and puts the answer in its own context. Not API.
+ */
+public final class LockNames {
+
+	/**
+	 * Longest accepted lock name; longer ones are almost always a whole object rendered
+	 * into a key by mistake.
+	 */
+	public static final int MAX_LENGTH = 1024;
+
+	private LockNames() {
+	}
+
+	/**
+	 * What is wrong with a lock name, worded to follow its subject ("Lock name 'a{b}'
+	 * must not contain ..."), or {@code null} when it is fine.
+	 */
+	@Nullable
+	public static String problem(String name) {
+		if (name.isBlank()) {
+			return "must not be blank";
+		}
+		if (name.length() > MAX_LENGTH) {
+			return "must be at most " + MAX_LENGTH + " characters, was " + name.length();
+		}
+		return braces(name, "the client wraps the name in a Redis Cluster hash tag");
+	}
+
+	/** What is wrong with a key prefix, as {@link #problem(String)} words it. */
+	@Nullable
+	public static String keyPrefixProblem(String keyPrefix) {
+		if (keyPrefix.isBlank()) {
+			return "must not be blank";
+		}
+		return braces(keyPrefix, "the lock name follows it in a Redis Cluster hash tag");
+	}
+
+	/** Quotes a name for a message, cut short when it is very long. */
+	public static String quote(String name) {
+		return "'" + ((name.length() > 60) ? name.substring(0, 60) + "...'" : name + "'");
+	}
+
+	@Nullable
+	private static String braces(String text, String why) {
+		return (text.indexOf('{') >= 0 || text.indexOf('}') >= 0) ? "must not contain '{' or '}': " + why : null;
+	}
+
+}

@@ -1,0 +1,105 @@
+package io.github.redislock.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the engine, the lock API and the inspection ask Redis about locks, without
+ * changing anything: plain commands (no scripts), pipelined where one answer needs
+ * several, each bounded like every other call by {@link RedisCalls}.
+ */
+final class LockReads {
+
+	/** A PTTL reply for a key that does not exist. */
+	static final long NO_KEY = -2;
+
+	/** A PTTL reply for a key without expiry. */
+	static final long NO_EXPIRY = -1;
+
+	private final RedisCalls calls;
+
+	LockReads(RedisCalls calls) {
+		this.calls = calls;
+	}
+
+	boolean exists(LockKeys keys) {
+		Long exists = this.calls.call(LockCommands.describe("read", keys),
+				(redis) -> redis.exists(RedisCalls.bytes(keys.lockKey())));
+		return exists != null && exists > 0;
+	}
+
+	/** The lock's hash and its PTTL, pipelined in one round trip. */
+	LockState state(LockKeys keys) {
+		Object[] replies = this.calls.call(LockCommands.describe("read", keys), (redis) -> {
+			byte[] key = RedisCalls.bytes(keys.lockKey());
+			CompletableFuture<Map<byte[], byte[]>> hash = redis.hgetall(key).toCompletableFuture();
+			CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
+			return hash.thenCombine(ttl, (h, t) -> new Object[] { h, t });
+		});
+		Map<String, Integer> holders = new TreeMap<>();
+		Long token = null;
+		if (replies[0] instanceof Map<?, ?> hash) {
+			for (Map.Entry<?, ?> field : hash.entrySet()) {
+				String name = text(field.getKey());
+				if ("token".equals(name)) {
+					token = Long.valueOf(text(field.getValue()));
+				}
+				else {
+					holders.put(name, Integer.valueOf(text(field.getValue())));
+				}
+			}
+		}
+		long ttl = (replies[1] instanceof Number number) ? number.longValue() : NO_KEY;
+		return new LockState(keys.name(), keys.lockKey(), holders, token, ttl);
+	}
+
+	/** This owner's hold count as Redis has it. */
+	int holdCount(LockKeys keys, Owner owner) {
+		byte[] count = this.calls.call(LockCommands.describe("read", keys),
+				(redis) -> redis.hget(RedisCalls.bytes(keys.lockKey()), RedisCalls.bytes(owner.id())));
+		return (count != null) ? Integer.parseInt(text(count)) : 0;
+	}
+
+	/**
+	 * What is left of the owner's lease, in one round trip: {@link #NO_KEY} when the
+	 * owner does not hold the lock.
+	 */
+	long remainingLeaseMillis(LockKeys keys, Owner owner) {
+		Object[] replies = this.calls.call(LockCommands.describe("read", keys), (redis) -> {
+			byte[] key = RedisCalls.bytes(keys.lockKey());
+			CompletableFuture<Boolean> held = redis.hexists(key, RedisCalls.bytes(owner.id())).toCompletableFuture();
+			CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
+			return held.thenCombine(ttl, (h, t) -> new Object[] { h, t });
+		});
+		boolean held = Boolean.TRUE.equals(replies[0]);
+		return (held && replies[1] instanceof Number ttl) ? ttl.longValue() : NO_KEY;
+	}
+
+	long remainingLeaseMillis(LockKeys keys) {
+		Long ttl = this.calls.call(LockCommands.describe("read", keys),
+				(redis) -> redis.pttl(RedisCalls.bytes(keys.lockKey())));
+		return (ttl != null) ? ttl : NO_KEY;
+	}
+
+	/** PTTL of each key, pipelined: one round trip however many keys. */
+	List<Long> remainingLeaseMillis(List<String> lockKeys) {
+		if (lockKeys.isEmpty()) {
+			return List.of();
+		}
+		return this.calls.call("read the leases of " + lockKeys.size() + " lock(s)", (redis) -> {
+			List<CompletableFuture<Long>> ttls = lockKeys.stream()
+				.map((key) -> redis.pttl(RedisCalls.bytes(key)).toCompletableFuture())
+				.toList();
+			return CompletableFuture.allOf(ttls.toArray(CompletableFuture[]::new))
+				.thenApply((done) -> ttls.stream().map((ttl) -> (ttl.join() != null) ? ttl.join() : NO_KEY).toList());
+		});
+	}
+
+	private static String text(Object value) {
+		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+	}
+
+}

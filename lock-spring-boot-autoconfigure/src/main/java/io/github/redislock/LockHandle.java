@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One acquisition of a lock, owned by this handle rather than by a thread: any thread
@@ -72,6 +73,21 @@ public interface LockHandle extends AutoCloseable {
 	 * lock in the background once Redis answers
 	 */
 	void release();
+
+	/**
+	 * Releases the lock as {@link #release()} does, without blocking the calling thread:
+	 * safe to call from a thread that must not wait for Redis, such as the one completing
+	 * an asynchronous result.
+	 * <p>
+	 * The default implementation releases on the common pool; the client built by
+	 * {@link RedisLockClient#builder} sends the release without parking a thread.
+	 * @return completes once Redis released the lock; or exceptionally as
+	 * {@link #release()} throws
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<Void> releaseAsync() {
+		return CompletableFuture.runAsync(this::release);
+	}
 
 	/**
 	 * Releases the lock as {@link #release()} does, but does nothing when the handle was

@@ -9,9 +9,10 @@ import java.lang.annotation.Target;
 
 /**
  * Runs the annotated method while holding a distributed lock, and releases it when the
- * method returns or throws. Works on methods of Spring beans called through their proxy
- * (not on self-invocation), also when the annotation sits on an interface method or a
- * superclass method, and as a meta-annotation.
+ * method returns or throws, or, for an asynchronous method, when its result completes.
+ * Works on methods of Spring beans called through their proxy (not on self-invocation),
+ * also when the annotation sits on an interface method or a superclass method, and as a
+ * meta-annotation.
  *
  * <pre class="code">
  * &#64;DistributedLock(key = "#orderId")                       // lock "OrderService.ship:42"
@@ -28,9 +29,21 @@ import java.lang.annotation.Target;
  * joined by {@code ':'}; its Redis key is {@code <redis-lock.key-prefix>{<lock name>}}.
  *
  * <p>
+ * A method returning {@link java.util.concurrent.CompletableFuture} or
+ * {@link java.util.concurrent.CompletionStage} holds its locks until the stage it
+ * returned completes (normally, exceptionally or cancelled): the call waits for the lock
+ * on the calling thread as usual, each lock is then owned by a
+ * {@link io.github.redislock.LockHandle}, and the caller gets a stage that completes once
+ * the locks are released. A lock not acquired, or a lost lease with
+ * {@link IfLeaseLost#THROW}, fails that stage instead of throwing. A nested locked call
+ * on the same thread that needs a lock its caller holds shares the caller's hold when the
+ * caller is asynchronous; an asynchronous call under a synchronous caller's lock fails at
+ * once with {@link IllegalStateException}, since it would wait for its own caller.
+ * <p>
  * Every expression is checked when the bean is created; a mistake (bad syntax, an unknown
- * parameter, SKIP on a method returning a primitive) fails application start-up naming
- * the method. At call time, a key part that evaluates to {@code null} or blank throws
+ * parameter, SKIP on a method returning a primitive, a method returning a plain
+ * {@code Future} or a reactive type) fails application start-up naming the method. At
+ * call time, a key part that evaluates to {@code null} or blank throws
  * {@link IllegalArgumentException} before the method runs.
  *
  * @since 0.1.0

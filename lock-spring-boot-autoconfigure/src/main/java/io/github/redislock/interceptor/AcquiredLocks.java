@@ -3,8 +3,12 @@ package io.github.redislock.interceptor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
@@ -17,33 +21,56 @@ import org.springframework.lang.Nullable;
 /**
  * The locks of one call, taken all or none in the order given (sorted, so that two calls
  * needing the same locks cannot deadlock), within one shared wait, and released in
- * reverse order.
+ * reverse order. A synchronous call's locks are owned by its thread (re-entrant); an
+ * asynchronous call's by one {@link LockHandle} each, released from whichever thread
+ * completes its result.
  */
 final class AcquiredLocks {
 
 	private static final Log logger = LogFactory.getLog(AcquiredLocks.class);
 
-	private final List<RedisLock> locks;
+	private static final AcquiredLocks NONE = new AcquiredLocks(List.of());
 
-	private AcquiredLocks(List<RedisLock> locks) {
-		this.locks = locks;
+	private final List<Held> held;
+
+	private AcquiredLocks(List<Held> held) {
+		this.held = held;
 	}
 
 	/**
-	 * Acquires every named lock or none.
+	 * Acquires every named lock for the calling thread, or none.
 	 * @throws LockNotAcquiredException if a lock was not acquired within the wait, or the
 	 * wait was interrupted (the interrupt status is then set again)
 	 */
-	static AcquiredLocks acquire(RedisLockClient client, List<String> names, Duration waitTime,
+	static AcquiredLocks forThread(RedisLockClient client, List<String> names, Duration waitTime,
 			@Nullable Duration leaseTime) {
-		long deadline = System.nanoTime() + waitTime.toNanos();
-		List<RedisLock> acquired = new ArrayList<>(names.size());
-		for (String name : names) {
+		return acquire(names, waitTime, (name, remaining) -> {
 			RedisLock lock = client.getLock(name);
-			boolean locked;
+			return lock.tryLock(remaining, leaseTime) ? new ThreadHeld(lock) : null;
+		});
+	}
+
+	/**
+	 * Acquires every named lock for a new handle each, or none.
+	 * @throws LockNotAcquiredException if a lock was not acquired within the wait, or the
+	 * wait was interrupted (the interrupt status is then set again)
+	 */
+	static AcquiredLocks forHandles(RedisLockClient client, List<String> names, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		return acquire(names, waitTime,
+				(name, remaining) -> client.tryAcquire(name, remaining, leaseTime).map(HandleHeld::new).orElse(null));
+	}
+
+	private static AcquiredLocks acquire(List<String> names, Duration waitTime, Taker taker) {
+		if (names.isEmpty()) {
+			return NONE;
+		}
+		long deadline = System.nanoTime() + waitTime.toNanos();
+		List<Held> acquired = new ArrayList<>(names.size());
+		for (String name : names) {
+			Held held;
 			try {
-				Duration remaining = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-				locked = lock.tryLock(remaining, leaseTime);
+				held = taker.take(name, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
 			}
 			catch (InterruptedException ex) {
 				new AcquiredLocks(acquired).release(ex);
@@ -54,12 +81,12 @@ final class AcquiredLocks {
 				new AcquiredLocks(acquired).release(ex);
 				throw ex;
 			}
-			if (!locked) {
+			if (held == null) {
 				LockNotAcquiredException notAcquired = new LockNotAcquiredException(name, waitTime);
 				new AcquiredLocks(acquired).release(notAcquired);
 				throw notAcquired;
 			}
-			acquired.add(lock);
+			acquired.add(held);
 		}
 		return new AcquiredLocks(acquired);
 	}
@@ -72,6 +99,21 @@ final class AcquiredLocks {
 	 */
 	void release(@Nullable Throwable failure) {
 		releaseAll(failure);
+	}
+
+	@Nullable
+	private LeaseExpiredException releaseAll(@Nullable Throwable failure) {
+		LeaseExpiredException lost = null;
+		for (int i = this.held.size() - 1; i >= 0; i--) {
+			Held held = this.held.get(i);
+			try {
+				held.release();
+			}
+			catch (RuntimeException ex) {
+				lost = failedToRelease(held, ex, failure, lost);
+			}
+		}
+		return lost;
 	}
 
 	/**
@@ -87,30 +129,155 @@ final class AcquiredLocks {
 		}
 	}
 
-	@Nullable
-	private LeaseExpiredException releaseAll(@Nullable Throwable failure) {
-		LeaseExpiredException lost = null;
-		for (int i = this.locks.size() - 1; i >= 0; i--) {
-			RedisLock lock = this.locks.get(i);
-			try {
-				lock.unlock();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not release lock '" + lock.getName() + "' cleanly: " + ex.getMessage());
-				if (failure != null) {
-					failure.addSuppressed(ex);
-				}
-				if (ex instanceof LeaseExpiredException expired) {
-					if (lost == null) {
-						lost = expired;
-					}
-					else {
-						lost.addSuppressed(expired);
-					}
-				}
-			}
+	/**
+	 * Releases every lock without blocking, all at once. Never fails: what went wrong is
+	 * logged and added to {@code failure} as {@link #release(Throwable)} does.
+	 * @param failure how the call's result completed, or {@code null} when it succeeded
+	 * @return completes once every release is answered, with the first lost lease (the
+	 * others suppressed in it) or {@code null}
+	 */
+	CompletableFuture<LeaseExpiredException> releaseAsync(@Nullable Throwable failure) {
+		List<CompletableFuture<LeaseExpiredException>> releases = new ArrayList<>(this.held.size());
+		for (Held held : this.held) {
+			releases.add(held.releaseAsync()
+				.handle((released, releaseFailure) -> (releaseFailure != null)
+						? failedToRelease(held, unwrap(releaseFailure), failure, null) : null));
 		}
-		return lost;
+		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).thenApply((all) -> {
+			LeaseExpiredException lost = null;
+			for (CompletableFuture<LeaseExpiredException> release : releases) {
+				LeaseExpiredException expired = release.join();
+				if (expired != null && lost == null) {
+					lost = expired;
+				}
+				else if (expired != null) {
+					lost.addSuppressed(expired);
+				}
+			}
+			return lost;
+		});
+	}
+
+	/**
+	 * Holds every lock until the call's result and the {@code nested} stages (calls that
+	 * share these locks) completed, however they completed, then releases them without
+	 * blocking.
+	 * @return completes as {@code result} did, once the locks are released: on a thread
+	 * of {@link CompletableFuture#defaultExecutor()}, never on one of the Redis client's
+	 * threads, since whoever continues from it may block; with a lost lease when
+	 * {@code ifLeaseLost} is {@link IfLeaseLost#THROW} and the result succeeded.
+	 * Cancelling it cancels {@code result}, and so releases the locks
+	 */
+	CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> result, CompletableFuture<Void> nested,
+			IfLeaseLost ifLeaseLost) {
+		CompletableFuture<Object> completion = new CompletableFuture<>();
+		result.whenComplete((value, resultFailure) -> {
+			Throwable failure = (resultFailure != null) ? unwrap(resultFailure) : null;
+			nested.thenCompose((ignored) -> releaseAsync(failure)).thenAcceptAsync((lost) -> {
+				if (failure != null) {
+					completion.completeExceptionally(failure);
+				}
+				else if (lost != null && ifLeaseLost == IfLeaseLost.THROW) {
+					completion.completeExceptionally(lost);
+				}
+				else {
+					completion.complete(value);
+				}
+			}, completion.defaultExecutor());
+		});
+		completion.whenComplete((value, failure) -> {
+			if (completion.isCancelled()) {
+				cancel(result);
+			}
+		});
+		return completion;
+	}
+
+	private static void cancel(CompletionStage<?> result) {
+		try {
+			result.toCompletableFuture().cancel(false);
+		}
+		catch (UnsupportedOperationException ex) {
+			// a stage that cannot be cancelled from outside keeps the locks until it ends
+		}
+	}
+
+	@Nullable
+	private static LeaseExpiredException failedToRelease(Held held, Throwable ex, @Nullable Throwable failure,
+			@Nullable LeaseExpiredException lostSoFar) {
+		logger.warn("Could not release lock '" + held.name() + "' cleanly: " + ex.getMessage());
+		if (failure != null) {
+			failure.addSuppressed(ex);
+		}
+		if (ex instanceof LeaseExpiredException expired) {
+			if (lostSoFar == null) {
+				return expired;
+			}
+			lostSoFar.addSuppressed(expired);
+		}
+		return lostSoFar;
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+	@FunctionalInterface
+	private interface Taker {
+
+		@Nullable
+		Held take(String name, Duration remaining) throws InterruptedException;
+
+	}
+
+	/** One lock this call took, however it is owned. */
+	private interface Held {
+
+		String name();
+
+		void release();
+
+		CompletableFuture<Void> releaseAsync();
+
+	}
+
+	private record ThreadHeld(RedisLock lock) implements Held {
+
+		@Override
+		public String name() {
+			return this.lock.getName();
+		}
+
+		@Override
+		public void release() {
+			this.lock.unlock();
+		}
+
+		@Override
+		public CompletableFuture<Void> releaseAsync() {
+			// only its own thread can release a thread-owned lock
+			throw new UnsupportedOperationException("A thread-owned lock is released by its thread");
+		}
+
+	}
+
+	private record HandleHeld(LockHandle handle) implements Held {
+
+		@Override
+		public String name() {
+			return this.handle.name();
+		}
+
+		@Override
+		public void release() {
+			this.handle.release();
+		}
+
+		@Override
+		public CompletableFuture<Void> releaseAsync() {
+			return this.handle.releaseAsync();
+		}
+
 	}
 
 }

@@ -6,6 +6,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
@@ -141,10 +142,17 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	private static void checkReturnType(Method method, IfLocked ifLocked, @Nullable String fallback, String where) {
 		Class<?> returnType = method.getReturnType();
-		if (isAsynchronous(method)) {
+		if (CompletionStage.class.isAssignableFrom(returnType)
+				&& !returnType.isAssignableFrom(CompletableFuture.class)) {
+			throw new IllegalStateException(where + " returns " + returnType.getName()
+					+ ", a CompletionStage the lock cannot hand back once it is released. "
+					+ "Declare the method to return CompletableFuture or CompletionStage.");
+		}
+		if (!CompletionStage.class.isAssignableFrom(returnType) && isAsynchronous(method)) {
 			throw new IllegalStateException(where + " returns " + returnType.getSimpleName()
 					+ ": the lock would be released when the method returns, before the asynchronous work ends. "
-					+ "Lock inside the asynchronous task instead, e.g. with RedisLockClient.withLock(...).");
+					+ "Return a CompletableFuture or CompletionStage (the lock is then held until it completes), "
+					+ "or lock inside the asynchronous task, e.g. with RedisLockClient.withLock(...).");
 		}
 		if (fallback != null && ifLocked == IfLocked.SKIP) {
 			throw new IllegalStateException(
@@ -160,8 +168,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 	// Kotlin Flow, Flow.Publisher), and Kotlin suspending functions.
 	private static boolean isAsynchronous(Method method) {
 		Class<?> returnType = method.getReturnType();
-		return CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
-				|| Flow.Publisher.class.isAssignableFrom(returnType)
+		return Future.class.isAssignableFrom(returnType) || Flow.Publisher.class.isAssignableFrom(returnType)
 				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType) != null
 				|| KotlinDetector.isSuspendingFunction(method)
 				|| (reactiveStreamsPublisher != null && reactiveStreamsPublisher.isAssignableFrom(returnType));

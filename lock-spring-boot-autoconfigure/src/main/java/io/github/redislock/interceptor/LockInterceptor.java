@@ -1,13 +1,19 @@
 package io.github.redislock.interceptor;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.annotation.LockFallback;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -24,8 +30,10 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Runs {@code @DistributedLock} methods under their locks. It only orchestrates: resolve
- * the lock names, acquire them, proceed, release in {@code finally}; the engine and the
- * evaluator do the work.
+ * the lock names, acquire them, proceed, release when the method returns (a synchronous
+ * method, thread-owned locks) or when its {@code CompletionStage} completes (an
+ * asynchronous method, one {@link io.github.redislock.LockHandle} per lock); the engine
+ * and the evaluator do the work.
  *
  * @since 0.1.0
  */
@@ -81,15 +89,34 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			return invocation.proceed();
 		}
 		List<String> names = this.evaluator.lockNames(operation, target, targetClass, invocation.getArguments());
+		return operation.isAsynchronous() ? invokeUntilCompletion(operation, names, invocation)
+				: invokeUntilReturn(operation, names, invocation);
+	}
+
+	// holds the locks until the method returns or throws; a name an enclosing
+	// asynchronous call of this thread holds is not taken again: that call keeps it
+	// for longer than this one runs
+	@Nullable
+	private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation)
+			throws Throwable {
+		List<String> toTake = names;
+		for (String name : names) {
+			if (heldUntilCompletion(name)) {
+				toTake = new ArrayList<>(names);
+				toTake.removeIf(LockInterceptor::heldUntilCompletion);
+				break;
+			}
+		}
 		AcquiredLocks locks;
 		try {
-			locks = AcquiredLocks.acquire(this.lockClient.get(), names, operation.getWaitTime(),
+			locks = AcquiredLocks.forThread(this.lockClient.get(), toTake, operation.getWaitTime(),
 					operation.getLeaseTime());
 		}
 		catch (LockNotAcquiredException ex) {
 			return whenNotAcquired(operation, invocation, ex);
 		}
 		Object result;
+		LockScope scope = LockScope.enter(operation, toTake);
 		try {
 			result = invocation.proceed();
 		}
@@ -97,8 +124,96 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			locks.release(ex);
 			throw ex;
 		}
+		finally {
+			scope.exit();
+		}
 		locks.releaseAfterReturn(operation.getIfLeaseLost());
 		return result;
+	}
+
+	// holds the locks, one handle each, until the returned stage completes; a name an
+	// enclosing asynchronous call of this thread holds is shared with it (it then keeps
+	// the lock until this call's stage completed too)
+	@Nullable
+	private Object invokeUntilCompletion(LockOperation operation, List<String> names, MethodInvocation invocation)
+			throws Throwable {
+		List<String> toTake = new ArrayList<>(names.size());
+		Set<LockScope> sharing = new LinkedHashSet<>();
+		for (String name : names) {
+			LockScope owner = LockScope.owning(name);
+			if (owner == null) {
+				if (this.lockClient.get().getLock(name).isHeldByCurrentThread()) {
+					throw cannotReenter(operation, name, "the calling thread holds it (taken with RedisLock), "
+							+ "and only that thread can release it");
+				}
+				toTake.add(name);
+			}
+			else if (owner.holdsUntilCompletion()) {
+				sharing.add(owner);
+			}
+			else {
+				throw cannotReenter(operation, name,
+						owner.operation().describeMethod() + ", which calls it, holds it until it returns");
+			}
+		}
+		AcquiredLocks locks;
+		try {
+			locks = AcquiredLocks.forHandles(this.lockClient.get(), toTake, operation.getWaitTime(),
+					operation.getLeaseTime());
+		}
+		catch (LockNotAcquiredException ex) {
+			return whenNotAcquired(operation, invocation, ex);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletionStage<?> stage;
+		LockScope scope = LockScope.enter(operation, toTake);
+		try {
+			stage = (CompletionStage<?>) invocation.proceed();
+		}
+		catch (Throwable ex) {
+			releaseWithoutResult(locks, scope, ex);
+			throw ex;
+		}
+		finally {
+			scope.exit();
+		}
+		if (stage == null) {
+			releaseWithoutResult(locks, scope, null);
+			return null;
+		}
+		CompletableFuture<Object> result = locks.releaseOnCompletion(stage, scope.joinedCompletion(),
+				operation.getIfLeaseLost());
+		for (LockScope owner : sharing) {
+			owner.join(result);
+		}
+		return result;
+	}
+
+	// no stage to wait for: release now, as a synchronous method would, unless nested
+	// calls sharing these locks still run; they keep them until they completed
+	private static void releaseWithoutResult(AcquiredLocks locks, LockScope scope, @Nullable Throwable failure) {
+		if (scope.hasJoined()) {
+			locks.releaseOnCompletion((failure != null) ? CompletableFuture.failedFuture(failure)
+					: CompletableFuture.completedFuture(null), scope.joinedCompletion(), IfLeaseLost.LOG);
+		}
+		else {
+			locks.release(failure);
+		}
+	}
+
+	private static boolean heldUntilCompletion(String name) {
+		LockScope owner = LockScope.owning(name);
+		return owner != null && owner.holdsUntilCompletion();
+	}
+
+	private static IllegalStateException cannotReenter(LockOperation operation, String name, String why) {
+		String method = operation.describeMethod();
+		return new IllegalStateException("@DistributedLock on " + method + " cannot take lock '" + name + "': " + why
+				+ ", while " + method + " returns a CompletionStage and would keep the lock until that "
+				+ "completes; waiting for it would deadlock. Let the caller return a CompletableFuture too "
+				+ "(the two then share the lock), or call " + method + " outside the caller's lock.");
 	}
 
 	/**
@@ -116,9 +231,25 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 	}
 
+	// an asynchronous method answers with a failed stage, as it does when its own work
+	// fails, rather than throwing at its caller
 	@Nullable
 	private Object whenNotAcquired(LockOperation operation, MethodInvocation invocation,
 			LockNotAcquiredException exception) throws Throwable {
+		if (!operation.isAsynchronous()) {
+			return notAcquired(operation, invocation, exception);
+		}
+		try {
+			return notAcquired(operation, invocation, exception);
+		}
+		catch (Exception ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	@Nullable
+	private Object notAcquired(LockOperation operation, MethodInvocation invocation, LockNotAcquiredException exception)
+			throws Throwable {
 		if (operation.getFallback() != null) {
 			Method method = invocation.getMethod();
 			Object result = fallback(operation).onLocked(method, invocation.getArguments(), exception);

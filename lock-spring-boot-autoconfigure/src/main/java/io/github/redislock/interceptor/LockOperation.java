@@ -4,10 +4,13 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
 
+import org.springframework.core.ResolvableType;
 import org.springframework.expression.Expression;
 import org.springframework.lang.Nullable;
 
@@ -39,6 +42,11 @@ public final class LockOperation {
 
 	private final String[][] variableNames;
 
+	private final boolean asynchronous;
+
+	// whether a skipped call answers Optional.empty() (or a stage of it) rather than null
+	private final boolean skipsWithOptional;
+
 	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
 			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost) {
 		this.method = method;
@@ -50,6 +58,10 @@ public final class LockOperation {
 		this.fallback = fallback;
 		this.ifLeaseLost = ifLeaseLost;
 		this.variableNames = variableNames(method);
+		this.asynchronous = CompletionStage.class.isAssignableFrom(method.getReturnType());
+		this.skipsWithOptional = (this.asynchronous
+				? ResolvableType.forMethodReturnType(method).as(CompletionStage.class).resolveGeneric(0)
+				: method.getReturnType()) == Optional.class;
 	}
 
 	/** The annotated method. */
@@ -95,6 +107,14 @@ public final class LockOperation {
 	}
 
 	/**
+	 * Whether the method returns a {@link CompletionStage}, so that its locks are held
+	 * until that stage completes rather than until the method returns.
+	 */
+	public boolean isAsynchronous() {
+		return this.asynchronous;
+	}
+
+	/**
 	 * The names under which each argument is a SpEL variable: its parameter name (when
 	 * compiled with {@code -parameters}), {@code p<i>} and {@code a<i>}.
 	 */
@@ -116,8 +136,15 @@ public final class LockOperation {
 		return this.keys;
 	}
 
+	/**
+	 * What a call skipped with {@code IfLocked.SKIP} returns: {@code null} or an empty
+	 * {@code Optional}; for an asynchronous method, a stage completed with one of them.
+	 */
+	@Nullable
 	Object skippedResult() {
-		return (this.method.getReturnType() == Optional.class) ? Optional.empty() : null;
+		Object value = this.skipsWithOptional ? Optional.empty() : null;
+		// a new stage each time: a caller may complete or cancel what it was given
+		return this.asynchronous ? CompletableFuture.completedFuture(value) : value;
 	}
 
 	/** The method as messages name it: {@code OrderService.ship(long)}. */

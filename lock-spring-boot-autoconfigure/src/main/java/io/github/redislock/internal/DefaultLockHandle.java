@@ -98,11 +98,8 @@ final class DefaultLockHandle implements LockHandle {
 		}
 	}
 
-	/**
-	 * Releases as {@link #release()} does, without waiting for Redis: the future fails as
-	 * that method throws.
-	 */
-	CompletableFuture<Void> releaseAsync() {
+	@Override
+	public CompletableFuture<Void> releaseAsync() {
 		if (!this.release.done.compareAndSet(false, true)) {
 			return CompletableFuture.failedFuture(new IllegalMonitorStateException("Lock '" + name() + "' (key '"
 					+ this.hold.keys().lockKey() + "') is not held by this handle: it was released already"));

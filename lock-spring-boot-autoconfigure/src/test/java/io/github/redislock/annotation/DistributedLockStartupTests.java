@@ -1,6 +1,9 @@
 package io.github.redislock.annotation;
 
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import org.junit.jupiter.api.Test;
@@ -40,9 +43,23 @@ class DistributedLockStartupTests {
 	}
 
 	@Test
-	void asynchronousReturnTypeFailsStartupInsteadOfReleasingTooEarly() {
-		assertStartupFails(AsyncShipping.class, "@DistributedLock on AsyncShipping.ship(String) returns "
-				+ "CompletableFuture: the lock would be released when the method returns");
+	void aFutureThatIsNotACompletionStageFailsStartupInsteadOfReleasingTooEarly() {
+		assertStartupFails(FutureShipping.class, "@DistributedLock on FutureShipping.ship(String) returns "
+				+ "Future: the lock would be released when the method returns, before the asynchronous work ends. "
+				+ "Return a CompletableFuture or CompletionStage");
+	}
+
+	@Test
+	void aCompletionStageOfItsOwnClassFailsStartup() {
+		assertStartupFails(OwnStageShipping.class,
+				"@DistributedLock on OwnStageShipping.ship(String) returns " + OwnFuture.class.getName()
+						+ ", a CompletionStage the lock cannot hand back once it is released. "
+						+ "Declare the method to return CompletableFuture or CompletionStage.");
+	}
+
+	@Test
+	void completableFutureAndCompletionStageMethodsStart() {
+		this.contextRunner.withBean(AsyncShipping.class).run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
@@ -117,6 +134,33 @@ class DistributedLockStartupTests {
 		@DistributedLock(key = "#id")
 		public CompletableFuture<String> ship(String id) {
 			return CompletableFuture.completedFuture(id);
+		}
+
+		@DistributedLock(key = "#id", ifLocked = IfLocked.SKIP)
+		public CompletionStage<Optional<String>> reserve(String id) {
+			return CompletableFuture.completedFuture(Optional.of(id));
+		}
+
+	}
+
+	static class FutureShipping {
+
+		@DistributedLock(key = "#id")
+		public Future<String> ship(String id) {
+			return CompletableFuture.completedFuture(id);
+		}
+
+	}
+
+	static class OwnFuture<T> extends CompletableFuture<T> {
+
+	}
+
+	static class OwnStageShipping {
+
+		@DistributedLock(key = "#id")
+		public OwnFuture<String> ship(String id) {
+			return new OwnFuture<>();
 		}
 
 	}

@@ -68,6 +68,8 @@ class AsyncAcquireTests {
 		}
 		await().atMost(Duration.ofSeconds(30)).until(() -> LockTestClients.inspector(client).waitingCount() == 1000);
 		int extraThreads = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
+		System.out.println("[figures] 1,000 async waiters: " + extraThreads + " extra threads, "
+				+ LockTestClients.inspector(client).subscribedCount() + " subscription");
 		assertThat(extraThreads).as("threads started for 1,000 waiters").isLessThan(10);
 		assertThat(LockTestClients.inspector(client).subscribedCount()).isOne();
 		holder.unlock();
@@ -119,6 +121,8 @@ class AsyncAcquireTests {
 			}
 		}
 		CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+		System.out.println("[figures] 10,000 async acquisitions: " + acquired + " acquired, " + timedOut
+				+ " timed out, " + cancelled + " cancelled");
 		assertThat(acquired.get() + timedOut.get() + cancelled.get()).isEqualTo(10_000);
 		assertThat(acquired).hasPositiveValue();
 		assertThat(cancelled).hasPositiveValue();

@@ -15,7 +15,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * A separate JVM for {@link MutualExclusionTests}: several threads increment a Redis
- * counter under one lock and the process prints how many times they acquired it.
+ * counter under one lock and the process prints how many times they acquired it. With
+ * {@code mixed} as the last argument the owners differ by thread: a quarter each own the
+ * lock as a handle taken with {@code acquire} and as one taken with {@code withLockAsync}
+ * (the work and the release then run on other threads), the rest as a thread.
  */
 public final class CounterWorker {
 
@@ -29,6 +32,7 @@ public final class CounterWorker {
 		String counter = args[3];
 		int threads = Integer.parseInt(args[4]);
 		int iterations = Integer.parseInt(args[5]);
+		boolean mixed = args.length > 6 && "mixed".equals(args[6]);
 		LettuceConnectionFactory factory = RedisServers.connectionFactory(new RedisStandaloneConfiguration(host, port),
 				Duration.ofSeconds(5));
 		StringRedisTemplate redisTemplate = new StringRedisTemplate(factory);
@@ -39,8 +43,15 @@ public final class CounterWorker {
 		try (RedisLockClient client = RedisLockClient.builder(redisTemplate).build()) {
 			List<Future<Integer>> results = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {
-				results.add(pool.submit(() -> MutualExclusionTests.incrementUnderLock(client.getLock(lockName),
-						redisTemplate, counter, iterations)));
+				int owner = mixed ? t % 4 : 0;
+				results.add(pool.submit(() -> switch (owner) {
+					case 1 ->
+						MutualExclusionTests.incrementUnderHandle(client, lockName, redisTemplate, counter, iterations);
+					case 2 -> MutualExclusionTests.incrementUnderAsyncHandle(client, lockName, redisTemplate, counter,
+							iterations);
+					default -> MutualExclusionTests.incrementUnderLock(client.getLock(lockName), redisTemplate, counter,
+							iterations);
+				}));
 			}
 			int acquired = 0;
 			for (Future<Integer> result : results) {

@@ -106,6 +106,31 @@ class LockMetersTests {
 	}
 
 	@Test
+	void handlesAndAsynchronousWaitersAreMeasuredLikeThreads() throws Exception {
+		LockHandle first = this.client.acquire(this.group + ":1", Duration.ZERO, null);
+		assertThat(gauge("redis.lock.held")).isEqualTo(1);
+		CompletableFuture<LockHandle> waiter = this.client.acquireAsync(this.group + ":1", Duration.ofSeconds(10),
+				null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> gauge("redis.lock.waiting") == 1);
+		CompletableFuture.runAsync(first::release).get(10, TimeUnit.SECONDS);
+		LockHandle second = waiter.get(10, TimeUnit.SECONDS);
+		assertThat(gauge("redis.lock.waiting")).isZero();
+		second.release();
+		LockHandle expiring = this.client.acquireAsync(this.group + ":2", Duration.ZERO, Duration.ofMillis(50))
+			.get(10, TimeUnit.SECONDS);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !expiring.isHeld());
+		assertThat(expiring.releaseAsync()).failsWithin(Duration.ofSeconds(10))
+			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(LeaseExpiredException.class);
+		assertThat(gauge("redis.lock.held")).isZero();
+		assertThat(acquireCount("acquired")).isEqualTo(3);
+		assertThat(this.meters.get("redis.lock.hold").tags("name", this.group, "lease", "watchdog").timer().count())
+			.isEqualTo(2);
+		assertThat(leaseLost("unlock")).isEqualTo(1);
+	}
+
+	@Test
 	void closingTheClientRemovesItsGauges() {
 		assertThat(this.meters.find("redis.lock.held").gauge()).isNotNull();
 		this.client.close();

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -62,15 +63,55 @@ class MutualExclusionTests {
 
 	@Test
 	void twoJvmProcessesNeverOverlap() throws Exception {
+		twoJvmProcesses(4, 50, "threads");
+	}
+
+	// per process: two threads lock as threads, one through handles, one through
+	// withLockAsync, whose work and release run on other threads
+	@Test
+	void twoJvmProcessesMixingThreadAndHandleOwnersNeverOverlap() throws Exception {
+		twoJvmProcesses(4, 50, "mixed");
+	}
+
+	@Test
+	void handleAndThreadOwnersOfOneClientNeverOverlap() throws Exception {
 		String name = LockTestClients.uniqueName();
 		String counter = "counter:" + name;
-		int threadsPerProcess = 4;
-		int iterations = 50;
+		int iterations = 40;
+		RedisLockClient client = this.clients.newClient();
+		StringRedisTemplate redisTemplate = this.clients.newTemplate();
+		ExecutorService threads = Executors.newFixedThreadPool(6);
+		try {
+			List<Future<Integer>> acquisitions = new ArrayList<>();
+			for (int t = 0; t < 2; t++) {
+				acquisitions.add(threads
+					.submit(() -> incrementUnderLock(client.getLock(name), redisTemplate, counter, iterations)));
+				acquisitions
+					.add(threads.submit(() -> incrementUnderHandle(client, name, redisTemplate, counter, iterations)));
+				acquisitions.add(threads
+					.submit(() -> incrementUnderAsyncHandle(client, name, redisTemplate, counter, iterations)));
+			}
+			int total = 0;
+			for (Future<Integer> acquired : acquisitions) {
+				total += acquired.get(60, TimeUnit.SECONDS);
+			}
+			assertThat(total).isEqualTo(6 * iterations);
+			assertThat(redisTemplate.opsForValue().get(counter)).isEqualTo(Integer.toString(total));
+			assertThat(client.getLock(name).isLocked()).isFalse();
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	private void twoJvmProcesses(int threadsPerProcess, int iterations, String owners) throws Exception {
+		String name = LockTestClients.uniqueName();
+		String counter = "counter:" + name;
 		List<Process> processes = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
 			processes.add(new ProcessBuilder(javaExecutable(), "-cp", System.getProperty("java.class.path"),
 					CounterWorker.class.getName(), redis.server().host(), Integer.toString(redis.server().port()), name,
-					counter, Integer.toString(threadsPerProcess), Integer.toString(iterations))
+					counter, Integer.toString(threadsPerProcess), Integer.toString(iterations), owners)
 				.redirectErrorStream(true)
 				.start());
 		}
@@ -87,22 +128,45 @@ class MutualExclusionTests {
 	}
 
 	static int incrementUnderLock(RedisLock lock, StringRedisTemplate redisTemplate, String counter, int iterations) {
-		int acquired = 0;
 		for (int i = 0; i < iterations; i++) {
 			lock.lock();
 			try {
-				acquired++;
-				String value = redisTemplate.opsForValue().get(counter);
-				int next = (value != null) ? Integer.parseInt(value) + 1 : 1;
-				// give an overlapping holder the chance to read the same value
-				Thread.yield();
-				redisTemplate.opsForValue().set(counter, Integer.toString(next));
+				increment(redisTemplate, counter);
 			}
 			finally {
 				lock.unlock();
 			}
 		}
-		return acquired;
+		return iterations;
+	}
+
+	static int incrementUnderHandle(RedisLockClient client, String name, StringRedisTemplate redisTemplate,
+			String counter, int iterations) {
+		for (int i = 0; i < iterations; i++) {
+			try (LockHandle handle = client.acquire(name, Duration.ofSeconds(60), null)) {
+				increment(redisTemplate, counter);
+			}
+		}
+		return iterations;
+	}
+
+	static int incrementUnderAsyncHandle(RedisLockClient client, String name, StringRedisTemplate redisTemplate,
+			String counter, int iterations) {
+		for (int i = 0; i < iterations; i++) {
+			client
+				.withLockAsync(name, Duration.ofSeconds(60), null,
+						() -> CompletableFuture.runAsync(() -> increment(redisTemplate, counter)))
+				.join();
+		}
+		return iterations;
+	}
+
+	private static void increment(StringRedisTemplate redisTemplate, String counter) {
+		String value = redisTemplate.opsForValue().get(counter);
+		int next = (value != null) ? Integer.parseInt(value) + 1 : 1;
+		// give an overlapping holder the chance to read the same value
+		Thread.yield();
+		redisTemplate.opsForValue().set(counter, Integer.toString(next));
 	}
 
 	private static String javaExecutable() {

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
@@ -105,6 +106,34 @@ class LocksEndpointTests {
 			order.unlock();
 			report.unlock();
 			assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(endpoint.locks().held()).isEmpty();
+		});
+	}
+
+	@Test
+	void showsHandlesAndAsynchronousWaiters() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			LockHandle handle = client.acquire("invoice:9", Duration.ZERO, Duration.ofMinutes(1));
+			CompletableFuture<LockHandle> waiter = client.acquireAsync("invoice:9", Duration.ofSeconds(10), null);
+			await().atMost(Duration.ofSeconds(5)).until(() -> !endpoint.locks().waiting().isEmpty());
+			LocksDescriptor locks = endpoint.locks();
+			assertThat(locks.waiting()).containsExactly(java.util.Map.entry("invoice:9", 1));
+			assertThat(locks.held()).singleElement().satisfies((held) -> {
+				assertThat(held.handle()).isTrue();
+				assertThat(held.owner()).matches(".+:h\\d+");
+				assertThat(held.holdCount()).isOne();
+				assertThat(held.watchdog()).isFalse();
+				assertThat(held.fencingToken()).isEqualTo(handle.fencingToken());
+			});
+			assertThat(endpoint.lock(new String[] { "invoice:9" }).holders()).singleElement()
+				.satisfies((holder) -> assertThat(holder.owner()).isEqualTo(locks.held().get(0).owner()));
+			CompletableFuture.runAsync(handle::release).join();
+			LockHandle next = waiter.join();
+			assertThat(endpoint.locks().held()).singleElement()
+				.satisfies((held) -> assertThat(held.fencingToken()).isEqualTo(next.fencingToken()));
+			next.release();
 			assertThat(endpoint.locks().held()).isEmpty();
 		});
 	}

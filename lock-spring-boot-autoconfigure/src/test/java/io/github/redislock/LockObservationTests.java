@@ -74,6 +74,25 @@ class LockObservationTests {
 	}
 
 	@Test
+	void handlesAreObservedLikeThreadsAndTheirHoldEndsWhereverTheyAreReleased() throws Exception {
+		LockHandle handle = this.client.acquireAsync(this.group + ":7", Duration.ZERO, Duration.ofMinutes(1))
+			.get(10, TimeUnit.SECONDS);
+		assertThat(this.observations).hasObservationWithNameEqualTo("redis.lock.acquire")
+			.that()
+			.hasLowCardinalityKeyValue("outcome", "acquired");
+		assertThat(this.observations).hasObservationWithNameEqualTo("redis.lock.hold")
+			.that()
+			.isNotStopped()
+			.hasLowCardinalityKeyValue("lease", "fixed")
+			.hasHighCardinalityKeyValue("token", Long.toString(handle.fencingToken()));
+		CompletableFuture.runAsync(handle::release).get(10, TimeUnit.SECONDS);
+		assertThat(this.observations).hasObservationWithNameEqualTo("redis.lock.hold")
+			.that()
+			.hasBeenStopped()
+			.doesNotHaveError();
+	}
+
+	@Test
 	void anAcquireThatGivesUpIsTimedOutAndHoldsNothing() throws Exception {
 		RedisLock held = this.clients.newClient().getLock(this.group);
 		held.lock();

@@ -1,11 +1,13 @@
 package io.github.redislock.interceptor;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,6 +16,7 @@ import java.util.concurrent.Future;
 
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.IfLocked;
+import io.github.redislock.annotation.InvalidLockAnnotationException;
 
 import io.github.redislock.internal.LockNames;
 
@@ -23,10 +26,12 @@ import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.lang.Nullable;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -60,6 +65,8 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>(256);
 
+	private final Set<Class<?>> checkedClasses = ConcurrentHashMap.newKeySet();
+
 	@Nullable
 	private StringValueResolver valueResolver;
 
@@ -78,6 +85,26 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 	@Override
 	public void setEmbeddedValueResolver(StringValueResolver resolver) {
 		this.valueResolver = resolver;
+	}
+
+	/**
+	 * Whether the class may have locked methods; when it may, checks every one of them
+	 * now, while its bean is created, so that a mistake on any of them fails start-up
+	 * rather than its first call, or leaves a method that is never proxied running
+	 * without its lock.
+	 * @throws InvalidLockAnnotationException for the first annotation found wrong
+	 */
+	@Override
+	public boolean isCandidateClass(Class<?> targetClass) {
+		if (!AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)) {
+			return false;
+		}
+		if (!this.checkedClasses.contains(targetClass)) {
+			ReflectionUtils.doWithMethods(targetClass, (method) -> getLockOperation(method, targetClass),
+					(method) -> !method.isSynthetic() && method.getDeclaringClass() != Object.class);
+			this.checkedClasses.add(targetClass);
+		}
+		return true;
 	}
 
 	@Override
@@ -119,11 +146,13 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	private LockOperation parse(Method method, DistributedLock annotation) {
 		String where = "@DistributedLock on " + LockOperation.describe(method);
+		checkInterceptable(method, where);
 		String name = StringUtils.hasText(annotation.name()) ? resolve(annotation.name(), "name", where)
 				: method.getDeclaringClass().getSimpleName() + "." + method.getName();
 		String problem = LockNames.problem(name);
 		if (problem != null) {
-			throw new IllegalStateException(where + ": name " + LockNames.quote(name) + " " + problem);
+			throw new InvalidLockAnnotationException(where + ": name " + LockNames.quote(name) + " " + problem,
+					"Change the name attribute, or leave it out for <Class>.<method>");
 		}
 		List<LockOperation.KeyExpression> keys = new ArrayList<>();
 		for (String key : annotation.key()) {
@@ -132,7 +161,8 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		Duration waitTime = duration(annotation.waitTime(), "waitTime", where, this.defaultWaitTime);
 		Duration leaseTime = duration(annotation.leaseTime(), "leaseTime", where, this.defaultLeaseTime);
 		if (leaseTime != null && leaseTime.toMillis() < 1) {
-			throw new IllegalStateException(where + ": leaseTime must be at least 1ms, was " + leaseTime);
+			throw new InvalidLockAnnotationException(where + ": leaseTime must be at least 1ms, was " + leaseTime,
+					"Give a longer lease, or none to have the watchdog renew it");
 		}
 		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
 		checkReturnType(method, annotation.ifLocked(), fallback, where);
@@ -140,27 +170,57 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 				annotation.ifLeaseLost());
 	}
 
+	// a proxy only sees calls it can override: on any other method the annotation would
+	// be read but the lock never taken
+	private static void checkInterceptable(Method method, String where) {
+		int modifiers = method.getModifiers();
+		if (Modifier.isPrivate(modifiers)) {
+			throw new InvalidLockAnnotationException(
+					where + " can never take its lock: the method is private, "
+							+ "and the Spring proxy that takes the lock only sees calls it can override",
+					"Make the method public (or protected or package-private) and call it on the bean "
+							+ "from another bean, not as this." + method.getName() + "(...)");
+		}
+		if (Modifier.isStatic(modifiers)) {
+			throw new InvalidLockAnnotationException(
+					where + " can never take its lock: the method is static, "
+							+ "and the Spring proxy that takes the lock only sees calls on the bean instance",
+					"Make it an instance method of the bean");
+		}
+		if (Modifier.isFinal(modifiers)) {
+			throw new InvalidLockAnnotationException(
+					where + " can never take its lock: the method is final, "
+							+ "so the Spring proxy that takes the lock cannot override it, and calls would run without "
+							+ "the lock on a proxy instance whose fields are not set",
+					"Remove 'final' from the method");
+		}
+	}
+
 	private static void checkReturnType(Method method, IfLocked ifLocked, @Nullable String fallback, String where) {
 		Class<?> returnType = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(returnType)
 				&& !returnType.isAssignableFrom(CompletableFuture.class)) {
-			throw new IllegalStateException(where + " returns " + returnType.getName()
-					+ ", a CompletionStage the lock cannot hand back once it is released. "
-					+ "Declare the method to return CompletableFuture or CompletionStage.");
+			throw new InvalidLockAnnotationException(
+					where + " returns " + returnType.getName()
+							+ ", a CompletionStage the lock cannot hand back once it is released",
+					"Declare the method to return CompletableFuture or CompletionStage");
 		}
 		if (!CompletionStage.class.isAssignableFrom(returnType) && isAsynchronous(method)) {
-			throw new IllegalStateException(where + " returns " + returnType.getSimpleName()
-					+ ": the lock would be released when the method returns, before the asynchronous work ends. "
-					+ "Return a CompletableFuture or CompletionStage (the lock is then held until it completes), "
-					+ "or lock inside the asynchronous task, e.g. with RedisLockClient.withLock(...).");
+			throw new InvalidLockAnnotationException(
+					where + " returns " + returnType.getSimpleName()
+							+ ": the lock would be released when the method returns, before the asynchronous work ends",
+					"Return a CompletableFuture or CompletionStage (the lock is then held until it completes), "
+							+ "or lock inside the asynchronous task, e.g. with RedisLockClient.withLock(...)");
 		}
 		if (fallback != null && ifLocked == IfLocked.SKIP) {
-			throw new IllegalStateException(
-					where + " sets both ifLocked = SKIP and fallback = '" + fallback + "'; choose one");
+			throw new InvalidLockAnnotationException(
+					where + " sets both ifLocked = SKIP and fallback = '" + fallback + "'",
+					"Choose one: remove ifLocked = SKIP, or the fallback");
 		}
 		if (ifLocked == IfLocked.SKIP && returnType.isPrimitive() && returnType != void.class) {
-			throw new IllegalStateException(where + " uses ifLocked = SKIP but returns " + returnType.getName()
-					+ ", which cannot be null; return a wrapper type or Optional, or name a fallback");
+			throw new InvalidLockAnnotationException(
+					where + " uses ifLocked = SKIP but returns " + returnType.getName() + ", which cannot be null",
+					"Return a wrapper type or Optional, or name a fallback");
 		}
 	}
 
@@ -185,12 +245,13 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 			duration = DurationFormatterUtils.detectAndParse(resolved);
 		}
 		catch (IllegalArgumentException | DateTimeParseException ex) {
-			throw new IllegalStateException(where + ": " + attribute + " '" + value + "'"
-					+ (resolved.equals(value) ? "" : " (resolved to '" + resolved + "')")
-					+ " is not a duration; write it like 500ms, 3s, 1m or PT3S", ex);
+			throw new InvalidLockAnnotationException(where + ": " + attribute + " '" + value + "'"
+					+ (resolved.equals(value) ? "" : " (resolved to '" + resolved + "')") + " is not a duration",
+					"Write it like 500ms, 3s, 1m or PT3S", ex);
 		}
 		if (duration.isNegative()) {
-			throw new IllegalStateException(where + ": " + attribute + " must not be negative, was " + value);
+			throw new InvalidLockAnnotationException(where + ": " + attribute + " must not be negative, was " + value,
+					"Give 0 (do not wait) or more");
 		}
 		return duration;
 	}
@@ -204,11 +265,13 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 			resolved = this.valueResolver.resolveStringValue(value);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(where + ": " + attribute + " '" + value + "': " + ex.getMessage(), ex);
+			throw new InvalidLockAnnotationException(where + ": " + attribute + " '" + value + "': " + ex.getMessage(),
+					"Define the property, or give a default: ${name:default}", ex);
 		}
 		if (resolved != null && resolved.contains("${")) {
-			throw new IllegalStateException(
-					where + ": " + attribute + " '" + value + "' has a placeholder that no property resolves");
+			throw new InvalidLockAnnotationException(
+					where + ": " + attribute + " '" + value + "' has a placeholder that no property resolves",
+					"Define the property, or give a default: ${name:default}");
 		}
 		return (resolved != null) ? resolved : value;
 	}

@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.util.HashSet;
 import java.util.Set;
 
+import io.github.redislock.annotation.InvalidLockAnnotationException;
+
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
@@ -27,15 +29,17 @@ final class KeyExpressionParser {
 
 	LockOperation.KeyExpression parse(String source, Method method, String where) {
 		if (source == null || source.isBlank()) {
-			throw new IllegalStateException(where + ": key expressions must not be blank");
+			throw new InvalidLockAnnotationException(where + ": key expressions must not be blank",
+					"Remove the empty key, or write an expression such as #orderId");
 		}
 		Expression expression;
 		try {
 			expression = this.parser.parseExpression(source);
 		}
 		catch (ParseException ex) {
-			throw new IllegalStateException(
-					where + ": key expression '" + source + "' cannot be parsed: " + ex.getMessage(), ex);
+			throw new InvalidLockAnnotationException(
+					where + ": key expression '" + source + "' cannot be parsed: " + ex.getMessage(),
+					"Correct the expression: it is SpEL, for example #orderId, #order.id or {#tenant, #sku}", ex);
 		}
 		checkVariables(((SpelExpression) expression).getAST(), source, method, where);
 		return new LockOperation.KeyExpression(source, expression);
@@ -57,8 +61,10 @@ final class KeyExpressionParser {
 				String[] names = parameterNamesOf(method);
 				String known = (names != null) ? String.join(", ", names)
 						: "unknown: compile with -parameters to use names, or use #p0, #p1, ...";
-				throw new IllegalStateException(where + ": key expression '" + source + "' uses #" + variable
-						+ ", which is not a parameter of the method (parameters: " + known + ")");
+				throw new InvalidLockAnnotationException(
+						where + ": key expression '" + source + "' uses #" + variable
+								+ ", which is not a parameter of the method (parameters: " + known + ")",
+						"Use a parameter's name, #p0/#a0 by position, or #root.args[0]");
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {

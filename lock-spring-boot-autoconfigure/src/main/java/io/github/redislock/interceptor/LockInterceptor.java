@@ -15,6 +15,7 @@ import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
+import io.github.redislock.annotation.InvalidLockAnnotationException;
 import io.github.redislock.annotation.LockFallback;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -272,8 +273,10 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		return this.fallbacks.computeIfAbsent(operation.getFallback(), (name) -> {
 			if (this.beanFactory == null || !this.beanFactory.containsBean(name)
 					|| !this.beanFactory.isTypeMatch(name, LockFallback.class)) {
-				throw new IllegalStateException("@DistributedLock on " + operation.describeMethod()
-						+ " names fallback '" + name + "', but there is no LockFallback bean of that name");
+				throw new InvalidLockAnnotationException(
+						"@DistributedLock on " + operation.describeMethod() + " names fallback '" + name
+								+ "', but there is no LockFallback bean of that name",
+						"Declare a LockFallback bean named '" + name + "', or correct the fallback attribute");
 			}
 			return this.beanFactory.getBean(name, LockFallback.class);
 		});

@@ -22,4 +22,14 @@ public interface LockOperationSource {
 	@Nullable
 	LockOperation getLockOperation(Method method, @Nullable Class<?> targetClass);
 
+	/**
+	 * Whether the class may have locked methods at all; {@code false} lets the proxy
+	 * machinery skip it without asking about each method. The default says {@code true}.
+	 * @param targetClass the class of a bean being created
+	 * @throws IllegalStateException if a locked method of the class is configured wrongly
+	 */
+	default boolean isCandidateClass(Class<?> targetClass) {
+		return true;
+	}
+
 }

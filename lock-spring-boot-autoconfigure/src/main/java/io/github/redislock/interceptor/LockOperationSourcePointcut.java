@@ -15,6 +15,7 @@ final class LockOperationSourcePointcut extends StaticMethodMatcherPointcut {
 
 	LockOperationSourcePointcut(LockOperationSource operationSource) {
 		this.operationSource = operationSource;
+		setClassFilter(operationSource::isCandidateClass);
 	}
 
 	@Override

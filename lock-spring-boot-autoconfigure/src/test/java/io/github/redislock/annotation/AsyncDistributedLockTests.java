@@ -31,6 +31,8 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -313,6 +315,24 @@ class AsyncDistributedLockTests {
 		});
 	}
 
+	@Test
+	void asyncTogetherWithDistributedLockStartsAndHoldsTheLockWhileTheAsyncBodyRuns() {
+		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
+			.withPropertyValues(RedisLockTestContexts.redisProperties(redis))
+			.withUserConfiguration(AsyncExecution.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				String id = unique();
+				CompletableFuture<Void> gate = new CompletableFuture<>();
+				CompletableFuture<String> result = context.getBean(AsyncJobs.class).shipLater(id, gate);
+				await().atMost(TIMEOUT).until(() -> lock(id).isLocked());
+				assertThat(result).isNotDone();
+				gate.complete(null);
+				assertThat(result).succeedsWithin(TIMEOUT).asString().startsWith("shipped " + id + " on ");
+				await().atMost(TIMEOUT).until(() -> !lock(id).isLocked());
+			});
+	}
+
 	private RedisLock lock(String id) {
 		return this.otherProcess.getLock(name(id));
 	}
@@ -358,6 +378,28 @@ class AsyncDistributedLockTests {
 		LockFallback asyncBusy() {
 			return (method, arguments, exception) -> CompletableFuture
 				.completedFuture("busy: " + exception.getLockName());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAsync
+	static class AsyncExecution {
+
+		@Bean
+		AsyncJobs asyncJobs() {
+			return new AsyncJobs();
+		}
+
+	}
+
+	static class AsyncJobs {
+
+		@Async
+		@DistributedLock(name = "order", key = "#id")
+		public CompletableFuture<String> shipLater(String id, CompletableFuture<Void> gate) {
+			gate.join();
+			return CompletableFuture.completedFuture("shipped " + id + " on " + Thread.currentThread().getName());
 		}
 
 	}

@@ -54,7 +54,7 @@ class DistributedLockStartupTests {
 		assertStartupFails(OwnStageShipping.class,
 				"@DistributedLock on OwnStageShipping.ship(String) returns " + OwnFuture.class.getName()
 						+ ", a CompletionStage the lock cannot hand back once it is released. "
-						+ "Declare the method to return CompletableFuture or CompletionStage.");
+						+ "Declare the method to return CompletableFuture or CompletionStage");
 	}
 
 	@Test
@@ -65,7 +65,40 @@ class DistributedLockStartupTests {
 	@Test
 	void unreadableDurationFailsStartup() {
 		assertStartupFails(BadDuration.class, "@DistributedLock on BadDuration.ship(String): waitTime 'soon' is "
-				+ "not a duration; write it like 500ms, 3s, 1m or PT3S");
+				+ "not a duration. Write it like 500ms, 3s, 1m or PT3S");
+	}
+
+	@Test
+	void aPrivateMethodFailsStartupInsteadOfNeverLocking() {
+		assertStartupFails(PrivateShipping.class,
+				"@DistributedLock on PrivateShipping.ship(String) can never take " + "its lock: the method is private");
+	}
+
+	@Test
+	void aFinalMethodFailsStartupInsteadOfRunningWithoutTheLock() {
+		assertStartupFails(FinalShipping.class,
+				"@DistributedLock on FinalShipping.ship(String) can never take its lock: the method is final");
+	}
+
+	@Test
+	void aStaticMethodFailsStartup() {
+		assertStartupFails(StaticShipping.class,
+				"@DistributedLock on StaticShipping.ship(String) can never take its lock: the method is static");
+	}
+
+	// the proxy machinery stops at the first locked method it finds and then only looks
+	// at methods it can override: a private one beside public ones is found by the check
+	@Test
+	void aPrivateLockedMethodBesidePublicOnesFailsStartup() {
+		assertStartupFails(OneBadAmongMany.class,
+				"@DistributedLock on OneBadAmongMany.third(String) can never take its lock: the method is private");
+	}
+
+	@Test
+	void startupErrorsAreInvalidLockAnnotationExceptions() {
+		this.contextRunner.withBean(SkipReturningInt.class)
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(InvalidLockAnnotationException.class));
 	}
 
 	@Test
@@ -94,7 +127,7 @@ class DistributedLockStartupTests {
 
 	@Test
 	void skipTogetherWithAFallbackFailsStartup() {
-		assertStartupFails(SkipAndFallback.class, "sets both ifLocked = SKIP and fallback = 'busy'; choose one");
+		assertStartupFails(SkipAndFallback.class, "sets both ifLocked = SKIP and fallback = 'busy'. Choose one");
 	}
 
 	private void assertStartupFails(Class<?> service, String message) {
@@ -161,6 +194,58 @@ class DistributedLockStartupTests {
 		@DistributedLock(key = "#id")
 		public OwnFuture<String> ship(String id) {
 			return new OwnFuture<>();
+		}
+
+	}
+
+	static class PrivateShipping {
+
+		@DistributedLock(key = "#id")
+		private void ship(String id) {
+		}
+
+		public void call(String id) {
+			ship(id);
+		}
+
+	}
+
+	static class FinalShipping {
+
+		@DistributedLock(key = "#id")
+		public final void ship(String id) {
+		}
+
+	}
+
+	static class StaticShipping {
+
+		@DistributedLock(key = "#id")
+		public static void ship(String id) {
+		}
+
+	}
+
+	static class OneBadAmongMany {
+
+		@DistributedLock(key = "#id")
+		public void first(String id) {
+		}
+
+		@DistributedLock(key = "#id")
+		public void second(String id) {
+		}
+
+		@DistributedLock(key = "#id")
+		private void third(String id) {
+		}
+
+		public void callThird(String id) {
+			third(id);
+		}
+
+		@DistributedLock(key = "#id")
+		public void fourth(String id) {
 		}
 
 	}

@@ -110,7 +110,7 @@ final class AcquiredLocks {
 				held.release();
 			}
 			catch (RuntimeException ex) {
-				lost = failedToRelease(held, ex, failure, lost);
+				lost = failedToRelease(ex, failure, lost);
 			}
 		}
 		return lost;
@@ -141,7 +141,7 @@ final class AcquiredLocks {
 		for (Held held : this.held) {
 			releases.add(held.releaseAsync()
 				.handle((released, releaseFailure) -> (releaseFailure != null)
-						? failedToRelease(held, unwrap(releaseFailure), failure, null) : null));
+						? failedToRelease(unwrap(releaseFailure), failure, null) : null));
 		}
 		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).thenApply((all) -> {
 			LeaseExpiredException lost = null;
@@ -203,9 +203,10 @@ final class AcquiredLocks {
 	}
 
 	@Nullable
-	private static LeaseExpiredException failedToRelease(Held held, Throwable ex, @Nullable Throwable failure,
+	private static LeaseExpiredException failedToRelease(Throwable ex, @Nullable Throwable failure,
 			@Nullable LeaseExpiredException lostSoFar) {
-		logger.warn("Could not release lock '" + held.name() + "' cleanly: " + ex.getMessage());
+		// the engine's messages name the lock and say what happened
+		logger.warn(ex.getMessage());
 		if (failure != null) {
 			failure.addSuppressed(ex);
 		}
@@ -233,8 +234,6 @@ final class AcquiredLocks {
 	/** One lock this call took, however it is owned. */
 	private interface Held {
 
-		String name();
-
 		void release();
 
 		CompletableFuture<Void> releaseAsync();
@@ -242,11 +241,6 @@ final class AcquiredLocks {
 	}
 
 	private record ThreadHeld(RedisLock lock) implements Held {
-
-		@Override
-		public String name() {
-			return this.lock.getName();
-		}
 
 		@Override
 		public void release() {
@@ -262,11 +256,6 @@ final class AcquiredLocks {
 	}
 
 	private record HandleHeld(LockHandle handle) implements Held {
-
-		@Override
-		public String name() {
-			return this.handle.name();
-		}
 
 		@Override
 		public void release() {

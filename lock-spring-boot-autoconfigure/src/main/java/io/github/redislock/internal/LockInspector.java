@@ -45,6 +45,9 @@ public interface LockInspector {
 	/** What Redis holds for the named lock, whoever holds it, in one round trip. */
 	LockState lockState(String name);
 
+	/** What Redis answers as the remaining lease of a key that does not exist. */
+	long NO_KEY = LockReads.NO_KEY;
+
 	/**
 	 * What Redis says is left of each lock's lease, in one round trip; -2 for a key that
 	 * is gone, -1 for one without expiry.

@@ -56,7 +56,8 @@ public class LocksEndpoint {
 		}
 		List<HeldLockDescriptor> descriptors = new ArrayList<>(held.size());
 		for (int i = 0; i < held.size(); i++) {
-			descriptors.add(HeldLockDescriptor.of(held.get(i), (remaining != null) ? remaining.get(i) : null));
+			descriptors
+				.add(HeldLockDescriptor.of(held.get(i), (remaining != null) ? heldLease(remaining.get(i)) : null));
 		}
 		return new LocksDescriptor(this.client.toString(), descriptors, inspector.waitingByLock(), redisError);
 	}
@@ -85,10 +86,17 @@ public class LocksEndpoint {
 		List<HeldLockDescriptor> heldHere = inspector.heldLocks()
 			.stream()
 			.filter((held) -> held.name().equals(lockName))
-			.map((held) -> HeldLockDescriptor.of(held, state.remainingLeaseMillis()))
+			.map((held) -> HeldLockDescriptor.of(held, heldLease(state.remainingLeaseMillis())))
 			.toList();
 		return new LockDescriptor(lockName, state.key(), !holders.isEmpty(), holders, state.fencingToken(),
-				state.remainingLeaseMillis(), heldHere, inspector.waitingByLock().getOrDefault(lockName, 0));
+				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null, heldHere,
+				inspector.waitingByLock().getOrDefault(lockName, 0));
+	}
+
+	// Redis' PTTL answers -2 for a key that is gone: for a lock this instance still
+	// counts as held, nothing is left of the lease
+	private static long heldLease(long remainingLeaseMillis) {
+		return (remainingLeaseMillis != LockInspector.NO_KEY) ? remainingLeaseMillis : 0;
 	}
 
 	RedisLockClient client() {
@@ -103,12 +111,14 @@ public class LocksEndpoint {
 	 * @param locked whether anyone holds it
 	 * @param holders who holds it, on any instance
 	 * @param fencingToken the current holder's fencing token, {@code null} when free
-	 * @param remainingLeaseMs what is left of the lease: -2 when free, -1 without expiry
+	 * @param remainingLeaseMs what is left of the lease in milliseconds; {@code null}
+	 * when the lock is free, -1 when its key has no expiry
 	 * @param heldHere what this instance's threads hold of it
 	 * @param waitingHere how many of this instance's threads wait for it
 	 */
 	public record LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
-			@Nullable Long fencingToken, long remainingLeaseMs, List<HeldLockDescriptor> heldHere, int waitingHere) {
+			@Nullable Long fencingToken, @Nullable Long remainingLeaseMs, List<HeldLockDescriptor> heldHere,
+			int waitingHere) {
 	}
 
 	/**
@@ -146,8 +156,9 @@ public class LocksEndpoint {
 	 * @param holdCount how many times the thread holds it
 	 * @param heldSince when the thread first acquired it (ISO-8601)
 	 * @param leaseMs the lease it was taken with, in milliseconds
-	 * @param remainingLeaseMs what Redis says is left of the lease: -2 when the lock is
-	 * gone, -1 without expiry, {@code null} when Redis could not be asked
+	 * @param remainingLeaseMs what Redis says is left of the lease: 0 when the lock is
+	 * gone (the lease was lost), -1 without expiry, {@code null} when Redis could not be
+	 * asked
 	 * @param watchdog whether the watchdog renews the lease
 	 * @param fencingToken the hold's fencing token
 	 */

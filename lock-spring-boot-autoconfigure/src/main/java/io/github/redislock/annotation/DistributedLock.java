@@ -67,8 +67,10 @@ public @interface DistributedLock {
 	 * {@code #root.method}, {@code #root.args}, {@code #root.target},
 	 * {@code #root.targetClass} and beans ({@code @beanName}). A value that is a
 	 * collection or array locks each element (one lock each), all or none, in sorted
-	 * order so that two calls cannot deadlock. Empty: one lock for the method, whatever
-	 * the arguments.
+	 * order so that two calls cannot deadlock. A value containing {@code '{'} or {@code
+	 * '}'} (which Redis Cluster reads as a hash tag) is used with them written as
+	 * {@code %7B} and {@code %7D}. Empty: one lock for the method, whatever the
+	 * arguments.
 	 */
 	String[] key() default {};
 

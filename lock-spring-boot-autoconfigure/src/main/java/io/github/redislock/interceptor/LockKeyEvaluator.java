@@ -90,12 +90,15 @@ final class LockKeyEvaluator {
 					where(operation, key) + " evaluated to " + ((part == null) ? "null" : "a blank value")
 							+ "; refusing to lock a key such as '" + operation.getName() + ":" + part + "'");
 		}
-		String problem = LockNames.problem(operation.getName() + ":" + part);
+		String escaped = LockNames.escapeBraces(part);
+		String problem = LockNames.problem(operation.getName() + ":" + escaped);
 		if (problem != null) {
 			throw new IllegalArgumentException(where(operation, key) + " evaluated to " + LockNames.quote(part)
-					+ "; the lock name it makes " + problem);
+					+ "; the lock name it makes " + problem + ". Lock on an identifier rather than a whole value, "
+					+ "or on a digest of it, e.g. key = \"T(org.springframework.util.DigestUtils)"
+					+ ".md5DigestAsHex(#document.bytes)\"");
 		}
-		return part;
+		return escaped;
 	}
 
 	private StandardEvaluationContext context(LockOperation operation, Object target, Class<?> targetClass,

@@ -42,6 +42,20 @@ public final class LockNames {
 		return braces(keyPrefix, "the lock name follows it in a Redis Cluster hash tag");
 	}
 
+	/**
+	 * A key part evaluated from a method's arguments, with {@code '{'} and {@code '}'}
+	 * written as {@code %7B} and {@code %7D}, so that user input such as a JSON fragment
+	 * can be locked. Deterministic, so one value always maps to one lock; it can only
+	 * make two values share a lock (a part that already contained {@code %7B}), never
+	 * split one over two.
+	 */
+	public static String escapeBraces(String part) {
+		if (part.indexOf('{') < 0 && part.indexOf('}') < 0) {
+			return part;
+		}
+		return part.replace("{", "%7B").replace("}", "%7D");
+	}
+
 	/** Quotes a name for a message, cut short when it is very long. */
 	public static String quote(String name) {
 		return "'" + ((name.length() > 60) ? name.substring(0, 60) + "...'" : name + "'");

@@ -282,6 +282,30 @@ class DistributedLockTests {
 	}
 
 	@Test
+	void keyPartsWithBracesAreLockedWithTheBracesEscaped() {
+		run((context) -> {
+			String id = "{\"sku\":\"" + unique() + "\"}";
+			String escaped = id.replace("{", "%7B").replace("}", "%7D");
+			OrderService orders = context.getBean(OrderService.class);
+			assertThat(orders.byName(id, heldBy(context, "OrderService.byName:" + escaped))).isTrue();
+			assertThat(orders.calls()).isOne();
+		});
+	}
+
+	@Test
+	void aTooLongLockNameNamesTheMethodAndTheExpressionAndSuggestsADigest() {
+		run((context) -> {
+			OrderService orders = context.getBean(OrderService.class);
+			assertThatIllegalArgumentException().isThrownBy(() -> orders.byName("x".repeat(2000), () -> true))
+				.withMessageStartingWith("@DistributedLock on OrderService.byName(String, Supplier): key expression "
+						+ "'#orderId' evaluated to 'xxxx")
+				.withMessageContaining("must be at most 1024 characters, was 2020")
+				.withMessageContaining("md5DigestAsHex");
+			assertThat(orders.calls()).isZero();
+		});
+	}
+
+	@Test
 	void nullOrBlankKeyIsRejectedBeforeAnythingRunsOrIsLocked() {
 		run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);

@@ -81,7 +81,8 @@ class RedisFailureTests {
 		RedisLockClient fresh = this.clients.newClient();
 		long start = System.nanoTime();
 		assertThatThrownBy(() -> fresh.getLock("orders").lock()).isInstanceOf(RedisLockException.class)
-			.hasMessageContaining("'orders'");
+			.hasMessageContaining("'orders'")
+			.hasMessageContaining(redis.server().host() + ":" + redis.server().port());
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(COMMAND_TIMEOUT.plusSeconds(1));
 	}
 

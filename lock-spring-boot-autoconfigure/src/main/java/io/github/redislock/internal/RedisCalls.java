@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -311,8 +312,17 @@ final class RedisCalls {
 
 	private static String message(Throwable ex) {
 		Throwable cause = NestedExceptionUtils.getMostSpecificCause(ex);
-		String message = cause.getMessage();
-		return (message != null) ? message : cause.getClass().getSimpleName();
+		String message = (cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName();
+		// the socket error ("Connection refused") does not say where; Lettuce's exception
+		// around it does ("Unable to connect to host:port")
+		for (Throwable outer = ex; outer != null && outer != cause; outer = outer.getCause()) {
+			if (outer instanceof RedisConnectionException connection && connection.getMessage() != null
+					&& !message.contains(connection.getMessage())) {
+				// an InetSocketAddress made from a name prints "host/<unresolved>:port"
+				return connection.getMessage().replace("/<unresolved>", "") + ": " + message;
+			}
+		}
+		return message;
 	}
 
 	/**

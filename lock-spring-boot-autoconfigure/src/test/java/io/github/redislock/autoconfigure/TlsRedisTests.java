@@ -20,6 +20,7 @@ import io.github.redislock.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
@@ -37,6 +38,10 @@ import static org.awaitility.Awaitility.await;
  */
 class TlsRedisTests {
 
+	// JUnit deletes it, private key included, after the class's tests
+	@TempDir
+	static Path directory;
+
 	private static Path certificate;
 
 	private static int tlsPort;
@@ -45,7 +50,6 @@ class TlsRedisTests {
 
 	@BeforeAll
 	static void startRedisWithTls() throws Exception {
-		Path directory = Files.createTempDirectory("redis-lock-tls-");
 		certificate = directory.resolve("redis.crt");
 		Path key = directory.resolve("redis.key");
 		writeSelfSignedCertificate(directory.resolve("redis.p12"), certificate, key);

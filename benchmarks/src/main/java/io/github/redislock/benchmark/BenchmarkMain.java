@@ -15,6 +15,7 @@ import io.github.redislock.testsupport.RedisServer;
 import io.github.redislock.testsupport.RedisServers;
 
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.FileSystemUtils;
 
 /**
  * Runs every scenario for every library against one Redis that this run starts,
@@ -94,6 +95,9 @@ public final class BenchmarkMain {
 		}
 		catch (UncheckedIOException ex) {
 			throw ex.getCause();
+		}
+		finally {
+			FileSystemUtils.deleteRecursively(work);
 		}
 		System.exit(0);
 	}

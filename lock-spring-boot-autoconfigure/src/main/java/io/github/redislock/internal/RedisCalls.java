@@ -9,6 +9,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -228,8 +230,38 @@ final class RedisCalls {
 				return redis.eval(script.getScriptAsString(), type, keyBytes, argBytes);
 			}
 			return CompletableFuture.failedFuture(ex);
-		});
+		}).exceptionallyCompose((ex) -> CompletableFuture.failedFuture(namingDeniedCommand(script, ex)));
 	}
+
+	// Redis 7.0 refuses a command inside a script for the user's ACL with "The user
+	// executing the script can't run this command or subcommand script: <sha>, on
+	// @user_script:<line>", which does not say which command: the script's line does
+	private static Throwable namingDeniedCommand(RedisScript<?> script, Throwable failure) {
+		Throwable cause = unwrap(failure);
+		Matcher denied = (cause instanceof RedisCommandExecutionException && cause.getMessage() != null)
+				? DENIED_IN_SCRIPT.matcher(cause.getMessage()) : null;
+		if (denied == null || !denied.find()) {
+			return failure;
+		}
+		String[] lines = script.getScriptAsString().split("\n");
+		int line = Integer.parseInt(denied.group(1));
+		Matcher call = (line >= 1 && line <= lines.length) ? SCRIPT_CALL.matcher(lines[line - 1]) : null;
+		if (call == null || !call.find()) {
+			return failure;
+		}
+		// no cause: messages are taken from the most specific one
+		RedisCommandExecutionException named = new RedisCommandExecutionException(
+				"NOPERM this connection's Redis user may not run '" + call.group(1) + "', which the lock script calls "
+						+ "(grant it: the README's \"Redis ACL\" section lists every command, key and channel "
+						+ "the library needs)");
+		named.addSuppressed(cause);
+		return named;
+	}
+
+	private static final Pattern DENIED_IN_SCRIPT = Pattern
+		.compile("can't run this command or subcommand script: \\w+, on @user_script:(\\d+)");
+
+	private static final Pattern SCRIPT_CALL = Pattern.compile("redis\\.p?call\\('(\\w+)'");
 
 	static byte[] bytes(String value) {
 		return value.getBytes(StandardCharsets.UTF_8);

@@ -311,11 +311,15 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 			this.calls.await("unsubscribe from '" + channel.name + "'", pubSub.unsubscribe(channel.bytes),
 					this.calls.deadline(RedisCalls.NO_LIMIT));
 		}
-		catch (RuntimeException ex) {
+		catch (RedisCalls.OutcomeUnknownException ex) {
 			// The connection is broken; Lettuce would re-subscribe this channel on
 			// reconnect, which costs a little traffic until the connection is replaced,
 			// but no correctness.
 			logger.debug("Could not unsubscribe from " + channel.name, ex);
+		}
+		catch (RuntimeException ex) {
+			// Redis refused it (an ACL without UNSUBSCRIBE): subscriptions would pile up
+			logger.warn(ex.getMessage() + "; the subscription stays until the pub/sub connection closes");
 		}
 	}
 

@@ -1,0 +1,160 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import io.github.redislock.internal.LockInspector;
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The least a Redis ACL user needs, as the README lists it: with exactly these commands,
+ * keys and channels a client locks, waits, renews, extends, force-releases, reads state
+ * for the endpoint and recovers a flushed script cache; with any one command less some
+ * operation fails with a {@link RedisLockException} that quotes Redis' NOPERM naming it.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class AclTests {
+
+	/** The commands of the README's ACL rule, for the default key prefix. */
+	static final List<String> COMMANDS = List.of("evalsha", "eval", "hset", "hget", "hexists", "hgetall", "exists",
+			"pttl", "pexpire", "incr", "del", "publish", "subscribe", "unsubscribe");
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@Test
+	void aUserWithExactlyTheDocumentedRuleCanDoEverything() throws Exception {
+		createUser("locker", COMMANDS);
+		try (LockTestClients clients = clientsOf("locker")) {
+			everything(clients);
+		}
+	}
+
+	@ParameterizedTest(name = "without {0}")
+	@MethodSource("commands")
+	void oneCommandLessFailsWithAClearError(String missing, CapturedOutput output) {
+		List<String> commands = new ArrayList<>(COMMANDS);
+		commands.remove(missing);
+		String user = "without-" + missing;
+		createUser(user, commands);
+		try (LockTestClients clients = clientsOf(user)) {
+			Throwable failure = catchThrowable(() -> everything(clients));
+			if (failure instanceof RedisLockException) {
+				assertThat(failure).hasMessageContaining("NOPERM").hasMessageContaining("'" + missing + "'");
+			}
+			else {
+				// what runs in the background (the watchdog's renewals, leaving a
+				// subscription) does not throw at the caller: its warning says why
+				assertThat(failure).isInstanceOf(ConditionTimeoutException.class);
+				assertThat(output).contains("NOPERM").contains("'" + missing + "'");
+			}
+		}
+	}
+
+	static Stream<String> commands() {
+		return COMMANDS.stream();
+	}
+
+	private static void createUser(String user, List<String> commands) {
+		List<String> rule = new ArrayList<>(
+				List.of("ACL", "SETUSER", user, "reset", "on", ">secret", "~lock:*", "&lock:*", "+hello", "+auth"));
+		commands.forEach((command) -> rule.add("+" + command));
+		assertThat(redis.command(rule.toArray(String[]::new))).isEqualTo("OK");
+	}
+
+	private static LockTestClients clientsOf(String user) {
+		return LockTestClients.on(() -> {
+			RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.server().host(),
+					redis.server().port());
+			configuration.setUsername(user);
+			configuration.setPassword("secret");
+			return configuration;
+		}, Duration.ofSeconds(2));
+	}
+
+	// every operation of the library that talks to Redis
+	private static void everything(LockTestClients clients) throws Exception {
+		RedisLockClient holder = clients.newClient(Duration.ofMillis(600));
+		RedisLockClient other = clients.newClient();
+		LockInspector inspector = LockTestClients.inspector(holder);
+		String name = LockTestClients.uniqueName();
+		RedisLock lock = holder.getLock(name);
+		lock.lock();
+		assertThat(lock.getHoldCount()).isOne();
+		assertThat(lock.isLocked()).isTrue();
+		CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+			RedisLock waiting = other.getLock(name);
+			try {
+				boolean acquired = waiting.tryLock(Duration.ofSeconds(10), null);
+				waiting.unlock();
+				return acquired;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> waiter.isDone() || LockTestClients.inspector(other).waitingCount() == 1);
+		if (waiter.isCompletedExceptionally()) {
+			throw unwrap(waiter);
+		}
+		// renewed by the watchdog past twice its timeout
+		await().pollInSameThread()
+			.during(Duration.ofMillis(1300))
+			.atMost(Duration.ofSeconds(3))
+			.until(lock::isHeldByCurrentThread);
+		assertThat(inspector.lockState(name).holders()).hasSize(1);
+		assertThat(inspector.remainingLeaseMillis(List.of("lock:{" + name + "}")).get(0)).isPositive();
+		lock.unlock();
+		assertThat(waiter.handle((acquired, failure) -> acquired).get(10, TimeUnit.SECONDS))
+			.as("the waiter acquired the lock")
+			.isTrue();
+		await().alias("the waiter's subscription ends")
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> redis.command("PUBSUB", "NUMSUB", "lock:{" + name + "}:released").endsWith("0"));
+		try (LockHandle handle = holder.acquire(name + ":handle", Duration.ZERO, Duration.ofSeconds(10))) {
+			assertThat(handle.extend(Duration.ofSeconds(20))).isTrue();
+			assertThat(handle.remainingLease()).isPositive();
+		}
+		RedisLock stuck = holder.getLock(name + ":stuck");
+		stuck.lock();
+		assertThat(other.getLock(name + ":stuck").forceUnlock()).isTrue();
+		// a restarted or failed-over Redis has lost its scripts: EVAL takes over
+		redis.command("SCRIPT", "FLUSH");
+		RedisLock again = holder.getLock(name + ":again");
+		again.lock();
+		again.unlock();
+		assertThat(Arrays.asList(redis.command("EXISTS", "lock:{" + name + "}"))).containsExactly("0");
+	}
+
+	private static Exception unwrap(CompletableFuture<?> failed) {
+		try {
+			failed.join();
+			return new IllegalStateException("not failed");
+		}
+		catch (CompletionException ex) {
+			return (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+		}
+	}
+
+}

@@ -75,6 +75,30 @@ public interface LockHandle extends AutoCloseable {
 	void release();
 
 	/**
+	 * Releases the lock as {@link #release()} does; when it was held for less than
+	 * {@code holdAtLeast}, it stays taken, for nobody, until that much time has passed
+	 * since it was acquired (see {@link RedisLock#unlock(Duration)}). Never extends a
+	 * lock this handle no longer holds.
+	 * @param holdAtLeast how long the lock stays taken in all, from its acquisition
+	 * @throws IllegalMonitorStateException, LeaseExpiredException, RedisLockException as
+	 * {@link #release()} does
+	 * @since 0.1.0
+	 */
+	void release(Duration holdAtLeast);
+
+	/**
+	 * Releases the lock as {@link #release(Duration)} does, without blocking the calling
+	 * thread. The default implementation releases on the common pool.
+	 * @param holdAtLeast how long the lock stays taken in all, from its acquisition
+	 * @return completes once Redis released the lock; or exceptionally as
+	 * {@link #release()} throws
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
+		return CompletableFuture.runAsync(() -> release(holdAtLeast));
+	}
+
+	/**
 	 * Releases the lock as {@link #release()} does, without blocking the calling thread:
 	 * safe to call from a thread that must not wait for Redis, such as the one completing
 	 * an asynchronous result.

@@ -121,6 +121,20 @@ public interface RedisLock extends Lock {
 	@Override
 	void unlock();
 
+	/**
+	 * Releases one hold of the current thread as {@link #unlock()} does; when it is the
+	 * last and the lock was held for less than {@code holdAtLeast} (counted from the
+	 * first acquisition), the lock stays taken, for nobody, until that much time has
+	 * passed. Meant for jobs that several instances start on their own clocks: a short
+	 * run keeps the others from running the same slot again. The lock is only kept if
+	 * this thread still held it; a lock someone else holds is never extended.
+	 * @param holdAtLeast how long the lock stays taken in all, from its acquisition
+	 * @throws LeaseExpiredException, IllegalMonitorStateException, RedisLockException as
+	 * {@link #unlock()} does
+	 * @since 0.1.0
+	 */
+	void unlock(Duration holdAtLeast);
+
 	/** Whether any thread of any process holds the lock now. One round trip. */
 	boolean isLocked();
 

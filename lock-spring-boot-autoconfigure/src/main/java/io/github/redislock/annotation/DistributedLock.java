@@ -89,6 +89,17 @@ public @interface DistributedLock {
 	String leaseTime() default "";
 
 	/**
+	 * How long the lock stays taken at least, counted from its acquisition, in the same
+	 * format as {@link #waitTime()}: a call that ends sooner leaves the lock taken, for
+	 * nobody, until then. For a {@code @Scheduled} job that every instance fires on its
+	 * own clock, so that a short run is not repeated by an instance whose clock is
+	 * behind; see the README's "Scheduled jobs". Only a lock the call still holds is
+	 * kept. Empty or {@code 0}: released when the call ends.
+	 * @since 0.1.0
+	 */
+	String holdAtLeast() default "";
+
+	/**
 	 * What the call does when the lock is not acquired within the wait time. Leave it at
 	 * {@code THROW} when a {@link #fallback()} is named: the fallback answers then, and
 	 * {@code SKIP} with a fallback fails start-up.

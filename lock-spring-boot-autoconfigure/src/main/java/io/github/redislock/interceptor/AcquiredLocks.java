@@ -98,16 +98,24 @@ final class AcquiredLocks {
 	 * @param failure what the call threw, or {@code null} when it returned
 	 */
 	void release(@Nullable Throwable failure) {
-		releaseAll(failure);
+		releaseAll(failure, Duration.ZERO);
+	}
+
+	/**
+	 * Releases every lock as {@link #release(Throwable)} does, each kept for nobody until
+	 * it has been held {@code holdAtLeast} in all.
+	 */
+	void release(@Nullable Throwable failure, Duration holdAtLeast) {
+		releaseAll(failure, holdAtLeast);
 	}
 
 	@Nullable
-	private LeaseExpiredException releaseAll(@Nullable Throwable failure) {
+	private LeaseExpiredException releaseAll(@Nullable Throwable failure, Duration holdAtLeast) {
 		LeaseExpiredException lost = null;
 		for (int i = this.held.size() - 1; i >= 0; i--) {
 			Held held = this.held.get(i);
 			try {
-				held.release();
+				held.release(holdAtLeast);
 			}
 			catch (RuntimeException ex) {
 				lost = failedToRelease(ex, failure, lost);
@@ -122,8 +130,8 @@ final class AcquiredLocks {
 	 * @throws LeaseExpiredException if a lease was lost and {@code ifLeaseLost} is
 	 * {@link IfLeaseLost#THROW}
 	 */
-	void releaseAfterReturn(IfLeaseLost ifLeaseLost) {
-		LeaseExpiredException lost = releaseAll(null);
+	void releaseAfterReturn(IfLeaseLost ifLeaseLost, Duration holdAtLeast) {
+		LeaseExpiredException lost = releaseAll(null, holdAtLeast);
 		if (lost != null && ifLeaseLost == IfLeaseLost.THROW) {
 			throw lost;
 		}
@@ -136,10 +144,10 @@ final class AcquiredLocks {
 	 * @return completes once every release is answered, with the first lost lease (the
 	 * others suppressed in it) or {@code null}
 	 */
-	CompletableFuture<LeaseExpiredException> releaseAsync(@Nullable Throwable failure) {
+	CompletableFuture<LeaseExpiredException> releaseAsync(@Nullable Throwable failure, Duration holdAtLeast) {
 		List<CompletableFuture<LeaseExpiredException>> releases = new ArrayList<>(this.held.size());
 		for (Held held : this.held) {
-			releases.add(held.releaseAsync()
+			releases.add(held.releaseAsync(holdAtLeast)
 				.handle((released, releaseFailure) -> (releaseFailure != null)
 						? failedToRelease(unwrap(releaseFailure), failure, null) : null));
 		}
@@ -169,11 +177,11 @@ final class AcquiredLocks {
 	 * Cancelling it cancels {@code result}, and so releases the locks
 	 */
 	CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> result, CompletableFuture<Void> nested,
-			IfLeaseLost ifLeaseLost) {
+			IfLeaseLost ifLeaseLost, Duration holdAtLeast) {
 		CompletableFuture<Object> completion = new CompletableFuture<>();
 		result.whenComplete((value, resultFailure) -> {
 			Throwable failure = (resultFailure != null) ? unwrap(resultFailure) : null;
-			nested.thenCompose((ignored) -> releaseAsync(failure)).thenAcceptAsync((lost) -> {
+			nested.thenCompose((ignored) -> releaseAsync(failure, holdAtLeast)).thenAcceptAsync((lost) -> {
 				if (failure != null) {
 					completion.completeExceptionally(failure);
 				}
@@ -234,21 +242,26 @@ final class AcquiredLocks {
 	/** One lock this call took, however it is owned. */
 	private interface Held {
 
-		void release();
+		void release(Duration holdAtLeast);
 
-		CompletableFuture<Void> releaseAsync();
+		CompletableFuture<Void> releaseAsync(Duration holdAtLeast);
 
 	}
 
 	private record ThreadHeld(RedisLock lock) implements Held {
 
 		@Override
-		public void release() {
-			this.lock.unlock();
+		public void release(Duration holdAtLeast) {
+			if (holdAtLeast.isZero()) {
+				this.lock.unlock();
+			}
+			else {
+				this.lock.unlock(holdAtLeast);
+			}
 		}
 
 		@Override
-		public CompletableFuture<Void> releaseAsync() {
+		public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
 			// only its own thread can release a thread-owned lock
 			throw new UnsupportedOperationException("A thread-owned lock is released by its thread");
 		}
@@ -258,13 +271,13 @@ final class AcquiredLocks {
 	private record HandleHeld(LockHandle handle) implements Held {
 
 		@Override
-		public void release() {
-			this.handle.release();
+		public void release(Duration holdAtLeast) {
+			this.handle.release(holdAtLeast);
 		}
 
 		@Override
-		public CompletableFuture<Void> releaseAsync() {
-			return this.handle.releaseAsync();
+		public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
+			return this.handle.releaseAsync(holdAtLeast);
 		}
 
 	}

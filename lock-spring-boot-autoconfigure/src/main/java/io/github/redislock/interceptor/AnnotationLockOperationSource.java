@@ -164,10 +164,17 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 			throw new InvalidLockAnnotationException(where + ": leaseTime must be at least 1ms, was " + leaseTime,
 					"Give a longer lease, or none to have the watchdog renew it");
 		}
+		Duration holdAtLeast = duration(annotation.holdAtLeast(), "holdAtLeast", where, Duration.ZERO);
+		if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
+			throw new InvalidLockAnnotationException(
+					where + ": holdAtLeast " + annotation.holdAtLeast() + " is longer than leaseTime " + leaseTime
+							+ ", so the lock could expire before it",
+					"Give a leaseTime at least as long as holdAtLeast, or none to have the watchdog renew it");
+		}
 		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
 		checkReturnType(method, annotation.ifLocked(), fallback, where);
 		return new LockOperation(method, name, keys, waitTime, leaseTime, annotation.ifLocked(), fallback,
-				annotation.ifLeaseLost());
+				annotation.ifLeaseLost(), holdAtLeast);
 	}
 
 	// a proxy only sees calls it can override: on any other method the annotation would

@@ -1,6 +1,7 @@
 package io.github.redislock.interceptor;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -122,13 +123,13 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			locks.release(ex);
+			locks.release(ex, operation.getHoldAtLeast());
 			throw ex;
 		}
 		finally {
 			scope.exit();
 		}
-		locks.releaseAfterReturn(operation.getIfLeaseLost());
+		locks.releaseAfterReturn(operation.getIfLeaseLost(), operation.getHoldAtLeast());
 		return result;
 	}
 
@@ -174,18 +175,18 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			stage = (CompletionStage<?>) invocation.proceed();
 		}
 		catch (Throwable ex) {
-			releaseWithoutResult(locks, scope, ex);
+			releaseWithoutResult(locks, scope, ex, operation.getHoldAtLeast());
 			throw ex;
 		}
 		finally {
 			scope.exit();
 		}
 		if (stage == null) {
-			releaseWithoutResult(locks, scope, null);
+			releaseWithoutResult(locks, scope, null, operation.getHoldAtLeast());
 			return null;
 		}
 		CompletableFuture<Object> result = locks.releaseOnCompletion(stage, scope.joinedCompletion(),
-				operation.getIfLeaseLost());
+				operation.getIfLeaseLost(), operation.getHoldAtLeast());
 		for (LockScope owner : sharing) {
 			owner.join(result);
 		}
@@ -194,13 +195,16 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 
 	// no stage to wait for: release now, as a synchronous method would, unless nested
 	// calls sharing these locks still run; they keep them until they completed
-	private static void releaseWithoutResult(AcquiredLocks locks, LockScope scope, @Nullable Throwable failure) {
+	private static void releaseWithoutResult(AcquiredLocks locks, LockScope scope, @Nullable Throwable failure,
+			Duration holdAtLeast) {
 		if (scope.hasJoined()) {
-			locks.releaseOnCompletion((failure != null) ? CompletableFuture.failedFuture(failure)
-					: CompletableFuture.completedFuture(null), scope.joinedCompletion(), IfLeaseLost.LOG);
+			locks.releaseOnCompletion(
+					(failure != null) ? CompletableFuture.failedFuture(failure)
+							: CompletableFuture.completedFuture(null),
+					scope.joinedCompletion(), IfLeaseLost.LOG, holdAtLeast);
 		}
 		else {
-			locks.release(failure);
+			locks.release(failure, holdAtLeast);
 		}
 	}
 

@@ -40,6 +40,8 @@ public final class LockOperation {
 
 	private final IfLeaseLost ifLeaseLost;
 
+	private final Duration holdAtLeast;
+
 	private final String[][] variableNames;
 
 	private final boolean asynchronous;
@@ -48,7 +50,7 @@ public final class LockOperation {
 	private final boolean skipsWithOptional;
 
 	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
-			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost) {
+			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost, Duration holdAtLeast) {
 		this.method = method;
 		this.name = name;
 		this.keys = List.copyOf(keys);
@@ -57,6 +59,7 @@ public final class LockOperation {
 		this.ifLocked = ifLocked;
 		this.fallback = fallback;
 		this.ifLeaseLost = ifLeaseLost;
+		this.holdAtLeast = holdAtLeast;
 		this.variableNames = variableNames(method);
 		this.asynchronous = CompletionStage.class.isAssignableFrom(method.getReturnType());
 		this.skipsWithOptional = (this.asynchronous
@@ -104,6 +107,14 @@ public final class LockOperation {
 	/** What a call does when its lease turns out lost on release. */
 	public IfLeaseLost getIfLeaseLost() {
 		return this.ifLeaseLost;
+	}
+
+	/**
+	 * How long the lock stays taken at least, from its acquisition; zero for none.
+	 * @since 0.1.0
+	 */
+	public Duration getHoldAtLeast() {
+		return this.holdAtLeast;
 	}
 
 	/**

@@ -85,12 +85,18 @@ final class DefaultLockHandle implements LockHandle {
 
 	@Override
 	public void release() {
+		release(Duration.ZERO);
+	}
+
+	@Override
+	public void release(Duration holdAtLeast) {
+		long holdAtLeastMillis = LockEngine.holdAtLeastMillis(holdAtLeast, name());
 		if (!this.release.done.compareAndSet(false, true)) {
 			throw new IllegalMonitorStateException("Lock '" + name() + "' (key '" + this.hold.keys().lockKey()
 					+ "') is not held by this handle: it was released already");
 		}
 		try {
-			this.engine.release(this.hold.keys(), this.hold.owner());
+			this.engine.release(this.hold.keys(), this.hold.owner(), holdAtLeastMillis);
 		}
 		finally {
 			// released, lost or being settled: nothing is left for the cleaner to do
@@ -100,11 +106,18 @@ final class DefaultLockHandle implements LockHandle {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
+		return releaseAsync(Duration.ZERO);
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
+		long holdAtLeastMillis = LockEngine.holdAtLeastMillis(holdAtLeast, name());
 		if (!this.release.done.compareAndSet(false, true)) {
 			return CompletableFuture.failedFuture(new IllegalMonitorStateException("Lock '" + name() + "' (key '"
 					+ this.hold.keys().lockKey() + "') is not held by this handle: it was released already"));
 		}
-		return this.engine.releaseAsync(this.hold).whenComplete((released, failure) -> this.cleanable.clean());
+		return this.engine.releaseAsync(this.hold, holdAtLeastMillis)
+			.whenComplete((released, failure) -> this.cleanable.clean());
 	}
 
 	@Override

@@ -81,6 +81,12 @@ final class DefaultRedisLock implements RedisLock {
 	}
 
 	@Override
+	public void unlock(Duration holdAtLeast) {
+		this.engine.release(this.keys, this.engine.currentThread(),
+				LockEngine.holdAtLeastMillis(holdAtLeast, getName()));
+	}
+
+	@Override
 	public boolean isLocked() {
 		return this.engine.isLocked(this.keys);
 	}

@@ -141,7 +141,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 			}
 			else if (!handle.complete(new DefaultLockHandle(this.engine, hold))) {
 				// cancelled just now: give it back
-				this.engine.releaseAsync(hold);
+				this.engine.releaseAsync(hold, 0);
 			}
 		});
 		handle.whenComplete((acquired, failure) -> {

@@ -39,10 +39,10 @@ final class ExclusiveLock implements LockKind {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore) {
+			Owner owner, int holdsBefore, long keepMillis) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(), keys.channel(),
-					Integer.toString(holdsBefore))
+					Integer.toString(holdsBefore), Long.toString(keepMillis))
 			.thenApply(ExclusiveLock::released);
 	}
 

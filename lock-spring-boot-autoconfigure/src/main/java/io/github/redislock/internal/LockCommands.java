@@ -87,7 +87,7 @@ final class LockCommands {
 			}
 			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
-			return this.kind.release(redis, keys, owner, 1)
+			return this.kind.release(redis, keys, owner, 1, 0)
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
@@ -95,16 +95,17 @@ final class LockCommands {
 	/**
 	 * Runs the release command for one hold.
 	 * @param holdsBefore this owner's hold count before the call
+	 * @param keepMillis after the last hold, how long the lock stays taken for nobody
 	 */
-	LockReply release(LockKeys keys, Owner owner, int holdsBefore) {
+	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis) {
 		return this.calls.call(describe("release", keys),
-				(redis) -> this.kind.release(redis, keys, owner, holdsBefore));
+				(redis) -> this.kind.release(redis, keys, owner, holdsBefore, keepMillis));
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
-	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore) {
+	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis) {
 		return this.calls.callAsync(describe("release", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> this.kind.release(redis, keys, owner, holdsBefore));
+				(redis) -> this.kind.release(redis, keys, owner, holdsBefore, keepMillis));
 	}
 
 	/** Sets what is left of the owner's lease; false when it no longer holds the lock. */

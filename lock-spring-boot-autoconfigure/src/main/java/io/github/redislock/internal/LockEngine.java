@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.lang.Nullable;
+import org.springframework.util.Assert;
 
 import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LeaseLostEvent;
@@ -198,22 +200,30 @@ final class LockEngine implements AutoCloseable {
 	 * lost
 	 */
 	void release(LockKeys keys, Owner owner) {
+		release(keys, owner, 0);
+	}
+
+	/**
+	 * Releases one hold of the owner; the last one leaves the lock taken for nobody until
+	 * it has been held {@code holdAtLeastMillis} in all, when it was held for less.
+	 */
+	void release(LockKeys keys, Owner owner, long holdAtLeastMillis) {
 		Hold hold = this.holds.get(keys, owner);
 		if (hold == null) {
 			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' (key '" + keys.lockKey()
 					+ "') is not held by " + (owner.isHandle() ? "this handle: it was released already"
 							: "the current thread '" + owner.thread().getName() + "'"));
 		}
-		release(hold);
+		release(hold, holdAtLeastMillis);
 	}
 
-	private void release(Hold hold) {
+	private void release(Hold hold, long holdAtLeastMillis) {
 		if (hold.count() == 1) {
 			hold.releasing();
 		}
 		LockReply reply;
 		try {
-			reply = this.commands.release(hold.keys(), hold.owner(), hold.count());
+			reply = this.commands.release(hold.keys(), hold.owner(), hold.count(), keepMillis(hold, holdAtLeastMillis));
 		}
 		catch (RuntimeException ex) {
 			throw releaseFailed(hold, ex);
@@ -225,18 +235,32 @@ final class LockEngine implements AutoCloseable {
 	 * Releases the handle owner's hold without waiting, as
 	 * {@link #release(LockKeys, Owner)} does: the future fails as that method throws.
 	 */
-	CompletableFuture<Void> releaseAsync(Hold hold) {
+	CompletableFuture<Void> releaseAsync(Hold hold, long holdAtLeastMillis) {
 		hold.releasing();
-		return this.commands.releaseAsync(hold.keys(), hold.owner(), hold.count()).handle((reply, failure) -> {
-			if (failure != null) {
-				Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-						? failure.getCause() : failure;
-				throw releaseFailed(hold, (cause instanceof RuntimeException ex) ? ex
-						: new RedisLockException(cause.getMessage(), cause));
-			}
-			released(hold, reply);
-			return null;
-		});
+		return this.commands.releaseAsync(hold.keys(), hold.owner(), hold.count(), keepMillis(hold, holdAtLeastMillis))
+			.handle((reply, failure) -> {
+				if (failure != null) {
+					Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+							? failure.getCause() : failure;
+					throw releaseFailed(hold, (cause instanceof RuntimeException ex) ? ex
+							: new RedisLockException(cause.getMessage(), cause));
+				}
+				released(hold, reply);
+				return null;
+			});
+	}
+
+	/** Checks a {@code holdAtLeast} argument. */
+	static long holdAtLeastMillis(Duration holdAtLeast, String lockName) {
+		Assert.notNull(holdAtLeast, () -> "holdAtLeast of lock '" + lockName + "' must not be null");
+		Assert.isTrue(!holdAtLeast.isNegative(),
+				() -> "holdAtLeast of lock '" + lockName + "' must not be negative, was " + holdAtLeast);
+		return holdAtLeast.toMillis();
+	}
+
+	// what is left of a holdAtLeast when the last hold goes
+	private static long keepMillis(Hold hold, long holdAtLeastMillis) {
+		return (hold.count() == 1 && holdAtLeastMillis > 0) ? Math.max(0, holdAtLeastMillis - hold.heldForMillis()) : 0;
 	}
 
 	// Redis did not run it (refused it for now, LOADING say), or it is unknown whether

@@ -25,10 +25,12 @@ interface LockKind {
 	 * Sends the release command for one hold; the last one frees the lock and tells its
 	 * waiters.
 	 * @param holdsBefore the owner's holds before this release
+	 * @param keepMillis after the last hold, how long the lock stays taken for nobody
+	 * (what is left of a {@code holdAtLeast}); 0 frees it at once
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
 	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			int holdsBefore);
+			int holdsBefore, long keepMillis);
 
 	/**
 	 * Sends the command that sets what is left of the owner's lease.

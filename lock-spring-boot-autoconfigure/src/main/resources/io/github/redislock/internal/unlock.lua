@@ -1,8 +1,9 @@
 -- Releases one hold of a lock; frees it, and tells waiters, when the last hold goes.
 -- KEYS[1] the lock hash
--- ARGV[1] owner, ARGV[2] the lock's release channel, ARGV[3] the holds this owner believes it has
--- Returns the holds left (> 0), 0 when the lock became free, -1 when this owner holds no lock here
--- (its lease ran out, or the lock was force-unlocked).
+-- ARGV[1] owner, ARGV[2] the lock's release channel, ARGV[3] the holds this owner believes it has,
+-- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none
+-- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
+-- holds no lock here (its lease ran out, or the lock was force-unlocked).
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return -1
 end
@@ -13,6 +14,15 @@ if left > 0 then
   redis.call('hset', KEYS[1], ARGV[1], left)
   return left
 end
-redis.call('del', KEYS[1])
+if tonumber(ARGV[4]) > 0 then
+  -- kept for nobody: no owner can release or re-enter it, not even this one; it ends with its expiry.
+  -- Waiters are told, so that they sleep until then rather than until the old lease's end.
+  local token = redis.call('hget', KEYS[1], 'token')
+  redis.call('del', KEYS[1])
+  redis.call('hset', KEYS[1], 'hold-at-least', 1, 'token', token)
+  redis.call('pexpire', KEYS[1], ARGV[4])
+else
+  redis.call('del', KEYS[1])
+end
 redis.call('publish', ARGV[2], 'released')
 return 0

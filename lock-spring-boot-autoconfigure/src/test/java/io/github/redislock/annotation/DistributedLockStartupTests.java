@@ -69,6 +69,12 @@ class DistributedLockStartupTests {
 	}
 
 	@Test
+	void holdAtLeastLongerThanTheLeaseFailsStartup() {
+		assertStartupFails(HoldLongerThanLease.class, "@DistributedLock on HoldLongerThanLease.ship(String): "
+				+ "holdAtLeast 10s is longer than leaseTime PT5S, so the lock could expire before it");
+	}
+
+	@Test
 	void aPrivateMethodFailsStartupInsteadOfNeverLocking() {
 		assertStartupFails(PrivateShipping.class,
 				"@DistributedLock on PrivateShipping.ship(String) can never take " + "its lock: the method is private");
@@ -194,6 +200,14 @@ class DistributedLockStartupTests {
 		@DistributedLock(key = "#id")
 		public OwnFuture<String> ship(String id) {
 			return new OwnFuture<>();
+		}
+
+	}
+
+	static class HoldLongerThanLease {
+
+		@DistributedLock(key = "#id", leaseTime = "5s", holdAtLeast = "10s")
+		public void ship(String id) {
 		}
 
 	}

@@ -143,8 +143,12 @@ class MutualExclusionTests {
 	static int incrementUnderHandle(RedisLockClient client, String name, StringRedisTemplate redisTemplate,
 			String counter, int iterations) {
 		for (int i = 0; i < iterations; i++) {
-			try (LockHandle handle = client.acquire(name, Duration.ofSeconds(60), null)) {
+			LockHandle handle = client.acquire(name, Duration.ofSeconds(60), null);
+			try {
 				increment(redisTemplate, counter);
+			}
+			finally {
+				handle.release();
 			}
 		}
 		return iterations;

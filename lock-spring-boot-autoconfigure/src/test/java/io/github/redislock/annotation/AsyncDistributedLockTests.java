@@ -197,6 +197,7 @@ class AsyncDistributedLockTests {
 				assertThat(orders.skipToNull(id)).succeedsWithin(TIMEOUT).isNull();
 				assertThat(orders.withFallback(id)).succeedsWithin(TIMEOUT).isEqualTo("busy: " + name(id));
 				assertThat(orders.calls()).isZero();
+				assertThat(elsewhere.isHeld()).isTrue();
 			}
 		});
 	}
@@ -213,6 +214,7 @@ class AsyncDistributedLockTests {
 					.havingCause()
 					.isInstanceOf(LockNotAcquiredException.class);
 				assertThat(this.otherProcess.getLock("account:" + a).isLocked()).isFalse();
+				assertThat(elsewhere.isHeld()).isTrue();
 			}
 			CompletableFuture<Void> work = new CompletableFuture<>();
 			CompletableFuture<Void> transfer = orders.transfer(List.of(a, b), work);

@@ -1,0 +1,56 @@
+package io.github.redislock.autoconfigure;
+
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint;
+import io.github.redislock.autoconfigure.actuate.ReleasingLocksEndpoint;
+
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.TypeReference;
+import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
+import org.springframework.lang.Nullable;
+import org.springframework.util.ClassUtils;
+
+/**
+ * What a native image or an AOT-processed application needs of this library at run time
+ * that Spring cannot infer from bean definitions: the Lua scripts on the classpath, the
+ * properties the annotation infrastructure binds itself, the root object SpEL key
+ * expressions read through reflection, the {@code locks} endpoint's JSON, and the failure
+ * analyzer Spring Boot loads by name.
+ */
+class RedisLockRuntimeHints implements RuntimeHintsRegistrar {
+
+	static final String[] SCRIPTS = { "lock.lua", "unlock.lua", "extend.lua", "renew.lua", "force-unlock.lua" };
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		for (String script : SCRIPTS) {
+			hints.resources().registerPattern("io/github/redislock/internal/" + script);
+		}
+		// bound with Binder by the annotation beans, which are created before the
+		// properties bean
+		BindableRuntimeHintsRegistrar.forTypes(RedisLockProperties.class).registerHints(hints, classLoader);
+		// #root.method, #root.args, #root.target, #root.targetClass, #root.methodName
+		hints.reflection()
+			.registerType(TypeReference.of("io.github.redislock.interceptor.LockExpressionRoot"),
+					MemberCategory.INVOKE_PUBLIC_METHODS);
+		hints.reflection()
+			.registerType(InvalidLockAnnotationFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS);
+		if (ClassUtils.isPresent("org.springframework.boot.actuate.endpoint.annotation.Endpoint", classLoader)) {
+			EndpointHints.register(hints);
+		}
+	}
+
+	// its own class, so that the endpoint's types are loaded only when Actuator is there
+	private static final class EndpointHints {
+
+		static void register(RuntimeHints hints) {
+			new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+					LocksEndpoint.LocksDescriptor.class, LocksEndpoint.LockDescriptor.class,
+					ReleasingLocksEndpoint.ReleaseDescriptor.class);
+		}
+
+	}
+
+}

@@ -1,0 +1,63 @@
+package io.github.redislock.autoconfigure;
+
+import java.lang.reflect.Method;
+
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.beans.factory.aot.AotServices;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.util.ReflectionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The hints a native image needs: every script the library loads, the properties it binds
+ * itself, the SpEL root object, the failure analyzer and the endpoint's JSON; and the
+ * registrar is found the way Spring's AOT processing looks for it.
+ */
+class RedisLockRuntimeHintsTests {
+
+	private final RuntimeHints hints = new RuntimeHints();
+
+	RedisLockRuntimeHintsTests() {
+		new RedisLockRuntimeHints().registerHints(this.hints, getClass().getClassLoader());
+	}
+
+	@Test
+	void everyScriptOnTheClasspathIsAResourceHint() throws Exception {
+		for (String script : RedisLockRuntimeHints.SCRIPTS) {
+			String path = "io/github/redislock/internal/" + script;
+			assertThat(new ClassPathResource(path).exists()).as(path).isTrue();
+			assertThat(RuntimeHintsPredicates.resource().forResource(path)).accepts(this.hints);
+		}
+		// a script added to the folder without a hint would fail only in a native image
+		assertThat(new org.springframework.core.io.support.PathMatchingResourcePatternResolver()
+			.getResources("classpath:io/github/redislock/internal/*.lua"))
+			.hasSize(RedisLockRuntimeHints.SCRIPTS.length);
+	}
+
+	@Test
+	void thePropertiesTheSpelRootTheAnalyzerAndTheEndpointJsonHaveReflectionHints() throws Exception {
+		assertThat(RuntimeHintsPredicates.reflection().onType(RedisLockProperties.class)).accepts(this.hints);
+		Method method = ReflectionUtils.findMethod(Class.forName("io.github.redislock.interceptor.LockExpressionRoot"),
+				"getMethodName");
+		assertThat(RuntimeHintsPredicates.reflection().onMethod(method)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(InvalidLockAnnotationFailureAnalyzer.class)
+			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(LocksEndpoint.HeldLockDescriptor.class))
+			.accepts(this.hints);
+	}
+
+	@Test
+	void springsAotProcessingFindsTheRegistrar() {
+		assertThat(AotServices.factories().load(RuntimeHintsRegistrar.class))
+			.anyMatch(RedisLockRuntimeHints.class::isInstance);
+	}
+
+}

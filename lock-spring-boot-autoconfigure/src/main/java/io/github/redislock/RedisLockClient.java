@@ -15,7 +15,7 @@ import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
@@ -254,11 +254,9 @@ public interface RedisLockClient extends AutoCloseable {
 		private Consumer<LeaseLostEvent> leaseLostListener = (event) -> {
 		};
 
-		@Nullable
-		private ObservationRegistry observationRegistry;
+		@Nullable private ObservationRegistry observationRegistry;
 
-		@Nullable
-		private MeterRegistry meterRegistry;
+		@Nullable private MeterRegistry meterRegistry;
 
 		private int acknowledgingReplicas;
 

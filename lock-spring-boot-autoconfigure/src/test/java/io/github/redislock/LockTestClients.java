@@ -14,7 +14,6 @@ import io.github.redislock.internal.LockInspector;
 import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisServerExtension;
 import io.github.redislock.testsupport.RedisServers;
-import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
 import org.awaitility.Awaitility;
@@ -88,7 +87,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	/** Records the type of every command the factory's client sends, in order. */
 	static List<String> recordCommands(LettuceConnectionFactory factory) {
 		List<String> commands = new CopyOnWriteArrayList<>();
-		((AbstractRedisClient) factory.getNativeClient()).addListener(new CommandListener() {
+		factory.getNativeClient().addListener(new CommandListener() {
 			@Override
 			public void commandStarted(CommandStartedEvent event) {
 				commands.add(event.getCommand().getType().toString());

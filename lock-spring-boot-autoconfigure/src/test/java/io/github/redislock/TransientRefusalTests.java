@@ -16,7 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -79,8 +79,7 @@ class TransientRefusalTests {
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
 
-	@Nullable
-	private Load load;
+	@Nullable private Load load;
 
 	@AfterEach
 	void waitForTheLoadToEnd() {

@@ -6,7 +6,7 @@ import io.github.redislock.internal.LockNames;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 /**
@@ -45,8 +45,7 @@ public class RedisLockProperties {
 	 * Lease of @DistributedLock methods whose annotation gives no leaseTime. Unset: a
 	 * lease the watchdog renews until the method returns.
 	 */
-	@Nullable
-	private Duration leaseTime;
+	@Nullable private Duration leaseTime;
 
 	/**
 	 * Lease of locks taken without an explicit lease; the watchdog renews it every third
@@ -100,8 +99,7 @@ public class RedisLockProperties {
 		this.waitTime = waitTime;
 	}
 
-	@Nullable
-	public Duration getLeaseTime() {
+	@Nullable public Duration getLeaseTime() {
 		return this.leaseTime;
 	}
 

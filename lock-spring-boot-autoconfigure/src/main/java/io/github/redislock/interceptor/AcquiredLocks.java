@@ -16,7 +16,7 @@ import io.github.redislock.annotation.IfLeaseLost;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The locks of one call, taken all or none in the order given (sorted, so that two calls
@@ -109,8 +109,7 @@ final class AcquiredLocks {
 		releaseAll(failure, holdAtLeast);
 	}
 
-	@Nullable
-	private LeaseExpiredException releaseAll(@Nullable Throwable failure, Duration holdAtLeast) {
+	@Nullable private LeaseExpiredException releaseAll(@Nullable Throwable failure, Duration holdAtLeast) {
 		LeaseExpiredException lost = null;
 		for (int i = this.held.size() - 1; i >= 0; i--) {
 			Held held = this.held.get(i);
@@ -210,8 +209,7 @@ final class AcquiredLocks {
 		}
 	}
 
-	@Nullable
-	private static LeaseExpiredException failedToRelease(Throwable ex, @Nullable Throwable failure,
+	@Nullable private static LeaseExpiredException failedToRelease(Throwable ex, @Nullable Throwable failure,
 			@Nullable LeaseExpiredException lostSoFar) {
 		// the engine's messages name the lock and say what happened
 		logger.warn(ex.getMessage());
@@ -234,8 +232,7 @@ final class AcquiredLocks {
 	@FunctionalInterface
 	private interface Taker {
 
-		@Nullable
-		Held take(String name, Duration remaining) throws InterruptedException;
+		@Nullable Held take(String name, Duration remaining) throws InterruptedException;
 
 	}
 

@@ -28,7 +28,7 @@ import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -47,8 +47,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	// Spring's reactive adapters know Reactor and the others only when they are present;
 	// a plain Reactive Streams Publisher is caught by name
-	@Nullable
-	private static final Class<?> reactiveStreamsPublisher = ClassUtils.isPresent("org.reactivestreams.Publisher",
+	@Nullable private static final Class<?> reactiveStreamsPublisher = ClassUtils.isPresent("org.reactivestreams.Publisher",
 			AnnotationLockOperationSource.class.getClassLoader())
 					? ClassUtils.resolveClassName("org.reactivestreams.Publisher",
 							AnnotationLockOperationSource.class.getClassLoader())
@@ -58,8 +57,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	private final Duration defaultWaitTime;
 
-	@Nullable
-	private final Duration defaultLeaseTime;
+	@Nullable private final Duration defaultLeaseTime;
 
 	private final KeyExpressionParser keyParser = new KeyExpressionParser();
 
@@ -67,8 +65,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	private final Set<Class<?>> checkedClasses = ConcurrentHashMap.newKeySet();
 
-	@Nullable
-	private StringValueResolver valueResolver;
+	@Nullable private StringValueResolver valueResolver;
 
 	/**
 	 * Creates a source whose annotations fall back to the given defaults.
@@ -108,8 +105,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 	}
 
 	@Override
-	@Nullable
-	public LockOperation getLockOperation(Method method, @Nullable Class<?> targetClass) {
+	@Nullable public LockOperation getLockOperation(Method method, @Nullable Class<?> targetClass) {
 		if (method.getDeclaringClass() == Object.class) {
 			return null;
 		}
@@ -134,8 +130,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		return operations;
 	}
 
-	@Nullable
-	private LockOperation computeOperation(Method method, @Nullable Class<?> targetClass) {
+	@Nullable private LockOperation computeOperation(Method method, @Nullable Class<?> targetClass) {
 		Method specificMethod = AopUtils.getMostSpecificMethod(method, targetClass);
 		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specificMethod, DistributedLock.class);
 		if (annotation == null && specificMethod != method) {
@@ -241,8 +236,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 				|| (reactiveStreamsPublisher != null && reactiveStreamsPublisher.isAssignableFrom(returnType));
 	}
 
-	@Nullable
-	private Duration duration(String value, String attribute, String where, @Nullable Duration fallback) {
+	@Nullable private Duration duration(String value, String attribute, String where, @Nullable Duration fallback) {
 		if (!StringUtils.hasText(value)) {
 			return fallback;
 		}

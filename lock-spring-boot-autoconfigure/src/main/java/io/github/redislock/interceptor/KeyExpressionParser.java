@@ -14,7 +14,7 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Parses key expressions once, when the bean is created, and rejects those that cannot
@@ -49,8 +49,7 @@ final class KeyExpressionParser {
 	 * The parameter names of the method, or {@code null} when it was compiled without
 	 * {@code -parameters}.
 	 */
-	@Nullable
-	static String[] parameterNamesOf(Method method) {
+	@Nullable static String[] parameterNamesOf(Method method) {
 		return parameterNames.getParameterNames(method);
 	}
 

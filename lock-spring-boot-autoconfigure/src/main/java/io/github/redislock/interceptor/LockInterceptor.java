@@ -25,7 +25,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
@@ -45,8 +45,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 
 	private final Supplier<RedisLockClient> lockClient;
 
-	@Nullable
-	private BeanFactory beanFactory;
+	@Nullable private BeanFactory beanFactory;
 
 	private LockKeyEvaluator evaluator = new LockKeyEvaluator(null);
 
@@ -82,8 +81,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	}
 
 	@Override
-	@Nullable
-	public Object invoke(MethodInvocation invocation) throws Throwable {
+	@Nullable public Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
 		LockOperation operation = this.operationSource.getLockOperation(invocation.getMethod(), targetClass);
@@ -98,8 +96,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	// holds the locks until the method returns or throws; a name an enclosing
 	// asynchronous call of this thread holds is not taken again: that call keeps it
 	// for longer than this one runs
-	@Nullable
-	private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation)
+	@Nullable private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation)
 			throws Throwable {
 		List<String> toTake = names;
 		for (String name : names) {
@@ -136,8 +133,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	// holds the locks, one handle each, until the returned stage completes; a name an
 	// enclosing asynchronous call of this thread holds is shared with it (it then keeps
 	// the lock until this call's stage completed too)
-	@Nullable
-	private Object invokeUntilCompletion(LockOperation operation, List<String> names, MethodInvocation invocation)
+	@Nullable private Object invokeUntilCompletion(LockOperation operation, List<String> names, MethodInvocation invocation)
 			throws Throwable {
 		List<String> toTake = new ArrayList<>(names.size());
 		Set<LockScope> sharing = new LinkedHashSet<>();
@@ -238,8 +234,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 
 	// an asynchronous method answers with a failed stage, as it does when its own work
 	// fails, rather than throwing at its caller
-	@Nullable
-	private Object whenNotAcquired(LockOperation operation, MethodInvocation invocation,
+	@Nullable private Object whenNotAcquired(LockOperation operation, MethodInvocation invocation,
 			LockNotAcquiredException exception) throws Throwable {
 		if (!operation.isAsynchronous()) {
 			return notAcquired(operation, invocation, exception);
@@ -252,8 +247,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 	}
 
-	@Nullable
-	private Object notAcquired(LockOperation operation, MethodInvocation invocation, LockNotAcquiredException exception)
+	@Nullable private Object notAcquired(LockOperation operation, MethodInvocation invocation, LockNotAcquiredException exception)
 			throws Throwable {
 		if (operation.getFallback() != null) {
 			Method method = invocation.getMethod();

@@ -12,7 +12,7 @@ import io.github.redislock.annotation.IfLocked;
 
 import org.springframework.core.ResolvableType;
 import org.springframework.expression.Expression;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one {@code @DistributedLock} method asks for, resolved once when its bean is
@@ -30,13 +30,11 @@ public final class LockOperation {
 
 	private final Duration waitTime;
 
-	@Nullable
-	private final Duration leaseTime;
+	@Nullable private final Duration leaseTime;
 
 	private final IfLocked ifLocked;
 
-	@Nullable
-	private final String fallback;
+	@Nullable private final String fallback;
 
 	private final IfLeaseLost ifLeaseLost;
 
@@ -88,8 +86,7 @@ public final class LockOperation {
 	}
 
 	/** The lease, or {@code null} for a lease renewed by the watchdog. */
-	@Nullable
-	public Duration getLeaseTime() {
+	@Nullable public Duration getLeaseTime() {
 		return this.leaseTime;
 	}
 
@@ -99,8 +96,7 @@ public final class LockOperation {
 	}
 
 	/** The name of the {@code LockFallback} bean, or {@code null}. */
-	@Nullable
-	public String getFallback() {
+	@Nullable public String getFallback() {
 		return this.fallback;
 	}
 
@@ -151,8 +147,7 @@ public final class LockOperation {
 	 * What a call skipped with {@code IfLocked.SKIP} returns: {@code null} or an empty
 	 * {@code Optional}; for an asynchronous method, a stage completed with one of them.
 	 */
-	@Nullable
-	Object skippedResult() {
+	@Nullable Object skippedResult() {
 		Object value = this.skipsWithOptional ? Optional.empty() : null;
 		// a new stage each time: a caller may complete or cancel what it was given
 		return this.asynchronous ? CompletableFuture.completedFuture(value) : value;

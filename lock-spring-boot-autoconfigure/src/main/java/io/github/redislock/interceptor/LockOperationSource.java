@@ -2,7 +2,7 @@ package io.github.redislock.interceptor;
 
 import java.lang.reflect.Method;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells which methods are locked and how. Implementations cache their answers: they are
@@ -19,8 +19,7 @@ public interface LockOperationSource {
 	 * @throws IllegalStateException if the method's lock configuration is invalid; the
 	 * message names the method and what is wrong
 	 */
-	@Nullable
-	LockOperation getLockOperation(Method method, @Nullable Class<?> targetClass);
+	@Nullable LockOperation getLockOperation(Method method, @Nullable Class<?> targetClass);
 
 	/**
 	 * Whether the class may have locked methods at all; {@code false} lets the proxy

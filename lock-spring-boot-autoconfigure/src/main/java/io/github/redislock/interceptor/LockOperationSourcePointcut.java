@@ -3,7 +3,7 @@ package io.github.redislock.interceptor;
 import java.lang.reflect.Method;
 
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Matches the methods the source knows as locked. Matching runs when a bean is proxied,

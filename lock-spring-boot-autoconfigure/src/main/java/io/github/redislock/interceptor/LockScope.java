@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The locked calls running on this thread, innermost first: which lock names each took
@@ -21,8 +21,7 @@ final class LockScope {
 
 	private static final ThreadLocal<LockScope> current = new ThreadLocal<>();
 
-	@Nullable
-	private final LockScope enclosing;
+	@Nullable private final LockScope enclosing;
 
 	private final LockOperation operation;
 
@@ -32,8 +31,7 @@ final class LockScope {
 
 	// stages of nested asynchronous calls that rely on this scope's locks; it releases
 	// them only once these completed too
-	@Nullable
-	private List<CompletableFuture<?>> joined;
+	@Nullable private List<CompletableFuture<?>> joined;
 
 	private LockScope(@Nullable LockScope enclosing, LockOperation operation, List<String> owned,
 			boolean untilCompletion) {
@@ -58,8 +56,7 @@ final class LockScope {
 	}
 
 	/** The innermost enclosing call on this thread that took the named lock itself. */
-	@Nullable
-	static LockScope owning(String name) {
+	@Nullable static LockScope owning(String name) {
 		for (LockScope scope = current.get(); scope != null; scope = scope.enclosing) {
 			if (scope.owned.contains(name)) {
 				return scope;

@@ -6,7 +6,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.RedisLockException;
 
@@ -50,14 +50,11 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	private final CompletableFuture<LockReply.Granted> result = new CompletableFuture<>();
 
 	// guarded by this
-	@Nullable
-	private WaitQueue queue;
+	@Nullable private WaitQueue queue;
 
-	@Nullable
-	private ReleaseSubscriptions.Membership membership;
+	private ReleaseSubscriptions.@Nullable Membership membership;
 
-	@Nullable
-	private ScheduledFuture<?> timer;
+	@Nullable private ScheduledFuture<?> timer;
 
 	private boolean joined;
 
@@ -65,8 +62,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private boolean asleep;
 
-	@Nullable
-	private RedisLockException refusal;
+	@Nullable private RedisLockException refusal;
 
 	AsyncAcquisition(LockKeys keys, Owner owner, Lease lease, Wait wait, LockCommands commands, WaitQueues queues,
 			ReleaseSubscriptions subscriptions, Settlements settlements, ScheduledExecutorService executor) {

@@ -17,7 +17,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
@@ -53,8 +53,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	private final Lease watchdogLease;
 
-	@Nullable
-	private final LockMeters meters;
+	@Nullable private final LockMeters meters;
 
 	/**
 	 * Creates a client; {@link RedisLockClient#builder} documents the parameters.

@@ -2,7 +2,7 @@ package io.github.redislock.internal;
 
 import java.time.Duration;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How long Redis keeps a lock without hearing from its holder.

@@ -7,7 +7,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.NestedExceptionUtils;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.RedisLockException;
 
@@ -55,9 +55,8 @@ final class LockAcquirer {
 	 * if not, the interrupt status is restored once the method returns
 	 * @return the grant, or {@code null} when the wait ended without the lock
 	 */
-	@Nullable
-	LockReply.Granted acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, boolean interruptible)
-			throws InterruptedException {
+	LockReply.@Nullable Granted acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait,
+			boolean interruptible) throws InterruptedException {
 		Attempts attempts = new Attempts(keys, owner, lease, start, wait);
 		if (wait.isNone()) {
 			return (attempts.next(false) instanceof LockReply.Granted granted) ? granted : null;
@@ -77,8 +76,7 @@ final class LockAcquirer {
 		}
 	}
 
-	@Nullable
-	private LockReply.Granted await(WaitQueue queue, Attempts attempts, @Nullable LockReply first,
+	private LockReply.@Nullable Granted await(WaitQueue queue, Attempts attempts, @Nullable LockReply first,
 			boolean interruptible) throws InterruptedException {
 		// joining does not give way to an interrupt (it would leave a half-made
 		// subscription); one that came meanwhile ends the wait here
@@ -191,8 +189,7 @@ final class LockAcquirer {
 
 		final Wait wait;
 
-		@Nullable
-		private RedisLockException refusal;
+		@Nullable private RedisLockException refusal;
 
 		Attempts(LockKeys keys, Owner owner, Lease lease, long start, Wait wait) {
 			this.keys = keys;
@@ -208,8 +205,7 @@ final class LockAcquirer {
 		 * reported as {@code null} instead of thrown
 		 * @return the reply, or {@code null} when Redis refused the attempt for now
 		 */
-		@Nullable
-		LockReply next(boolean mayRetry) {
+		@Nullable LockReply next(boolean mayRetry) {
 			Hold hold = LockAcquirer.this.holds.get(this.keys, this.owner);
 			try {
 				return LockAcquirer.this.commands.acquire(this.keys, this.owner, this.lease,

@@ -8,7 +8,7 @@ import java.util.concurrent.CompletionStage;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.RedisLockException;
 
@@ -26,8 +26,7 @@ final class LockCommands {
 
 	private final LockKind kind;
 
-	@Nullable
-	private final ReplicaAcknowledgement acknowledgement;
+	@Nullable private final ReplicaAcknowledgement acknowledgement;
 
 	LockCommands(RedisCalls calls, LockKind kind, @Nullable ReplicaAcknowledgement acknowledgement) {
 		this.calls = calls;

@@ -15,7 +15,7 @@ import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 import org.springframework.util.Assert;
 
 import io.github.redislock.LeaseExpiredException;
@@ -60,8 +60,7 @@ final class LockEngine implements AutoCloseable {
 	private static final AtomicInteger asyncThreadCount = new AtomicInteger();
 
 	// replies, wake-ups and timers of asynchronous acquisitions, made at the first one
-	@Nullable
-	private ScheduledExecutorService asyncExecutor;
+	@Nullable private ScheduledExecutorService asyncExecutor;
 
 	private volatile boolean closed;
 
@@ -87,8 +86,7 @@ final class LockEngine implements AutoCloseable {
 	 * if not, the interrupt status is restored once the method returns
 	 * @return the owner's hold, or {@code null} when the wait ended without the lock
 	 */
-	@Nullable
-	Hold acquire(LockKeys keys, Owner owner, Wait wait, Lease lease, boolean interruptible)
+	@Nullable Hold acquire(LockKeys keys, Owner owner, Wait wait, Lease lease, boolean interruptible)
 			throws InterruptedException {
 		if (this.closed) {
 			// its watchdog is stopped: a lock taken now would silently lose its lease
@@ -111,8 +109,7 @@ final class LockEngine implements AutoCloseable {
 		return hold;
 	}
 
-	@Nullable
-	private Hold acquireObserved(LockKeys keys, Owner owner, Wait wait, Lease lease, boolean interruptible)
+	@Nullable private Hold acquireObserved(LockKeys keys, Owner owner, Wait wait, Lease lease, boolean interruptible)
 			throws InterruptedException {
 		long start = System.nanoTime();
 		boolean firstHold = this.holds.get(keys, owner) == null;

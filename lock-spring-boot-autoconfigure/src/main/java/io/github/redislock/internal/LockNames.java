@@ -1,6 +1,6 @@
 package io.github.redislock.internal;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one place that says what a lock name and a key prefix may be; every entry point
@@ -22,8 +22,7 @@ public final class LockNames {
 	 * What is wrong with a lock name, worded to follow its subject ("Lock name 'a{b}'
 	 * must not contain ..."), or {@code null} when it is fine.
 	 */
-	@Nullable
-	public static String problem(String name) {
+	@Nullable public static String problem(String name) {
 		if (name.isBlank()) {
 			return "must not be blank";
 		}
@@ -34,8 +33,7 @@ public final class LockNames {
 	}
 
 	/** What is wrong with a key prefix, as {@link #problem(String)} words it. */
-	@Nullable
-	public static String keyPrefixProblem(String keyPrefix) {
+	@Nullable public static String keyPrefixProblem(String keyPrefix) {
 		if (keyPrefix.isBlank()) {
 			return "must not be blank";
 		}
@@ -61,8 +59,7 @@ public final class LockNames {
 		return "'" + ((name.length() > 60) ? name.substring(0, 60) + "...'" : name + "'");
 	}
 
-	@Nullable
-	private static String braces(String text, String why) {
+	@Nullable private static String braces(String text, String why) {
 		return (text.indexOf('{') >= 0 || text.indexOf('}') >= 0) ? "must not contain '{' or '}': " + why : null;
 	}
 

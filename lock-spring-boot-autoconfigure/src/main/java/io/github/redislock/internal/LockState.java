@@ -2,7 +2,7 @@ package io.github.redislock.internal;
 
 import java.util.Map;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What Redis holds for one lock, whoever holds it.

@@ -1,6 +1,6 @@
 package io.github.redislock.internal;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who holds a lock, chosen once where a caller enters the API and passed down as a value;

@@ -22,7 +22,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.RedisLockException;
 
@@ -73,13 +73,11 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	private final Listener listener;
 
-	@Nullable
-	private RedisConnection connection;
+	@Nullable private RedisConnection connection;
 
 	// the connection being opened on the janitor thread, which callers wait for within
 	// their own time
-	@Nullable
-	private CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening;
+	@Nullable private CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening;
 
 	private boolean closed;
 
@@ -323,8 +321,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		}
 	}
 
-	@Nullable
-	private synchronized RedisPubSubAsyncCommands<byte[], byte[]> currentPubSubCommands() {
+	@Nullable private synchronized RedisPubSubAsyncCommands<byte[], byte[]> currentPubSubCommands() {
 		Subscription subscription = (this.connection != null) ? this.connection.getSubscription() : null;
 		return (subscription != null && subscription.isAlive()) ? nativePubSub(this.connection) : null;
 	}
@@ -421,8 +418,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		private final byte[] bytes;
 
 		// completes once the channel is subscribed; null before the first try
-		@Nullable
-		private volatile CompletableFuture<Void> subscription;
+		@Nullable private volatile CompletableFuture<Void> subscription;
 
 		private int members;
 

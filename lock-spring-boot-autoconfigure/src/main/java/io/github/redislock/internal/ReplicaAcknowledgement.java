@@ -7,7 +7,7 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How many replicas must have an acquisition ({@code WAIT}) before it counts, so that a
@@ -25,6 +25,9 @@ public record ReplicaAcknowledgement(int replicas, long timeoutMillis) {
 	 * {@code WAIT} must go to the master that ran the script, over the very connection
 	 * the routing used for its slot (a command without a key goes to any node).
 	 */
+	// Lettuce deprecates reaching the stateful connection from the commands, but offers
+	// no other way to the partition table and the node connections the routing uses
+	@SuppressWarnings("deprecation")
 	CompletionStage<Long> waitFor(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
 		if (redis instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
 			RedisURI master = cluster.getStatefulConnection()

@@ -1,5 +1,11 @@
 package io.github.redislock.autoconfigure;
 
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Properties;
+
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.InvalidLockAnnotationException;
 import org.junit.jupiter.api.Test;
@@ -15,8 +21,10 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.UrlResource;
+import org.springframework.core.io.support.PropertiesLoaderUtils;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.StringUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -48,9 +56,17 @@ class InvalidLockAnnotationFailureAnalyzerTests {
 	}
 
 	@Test
-	void theAnalyzerIsRegisteredWithSpringBoot() {
-		assertThat(SpringFactoriesLoader.loadFactoryNames(FailureAnalyzer.class, getClass().getClassLoader()))
-			.contains(InvalidLockAnnotationFailureAnalyzer.class.getName());
+	void theAnalyzerIsRegisteredWithSpringBoot() throws Exception {
+		List<String> analyzers = new ArrayList<>();
+		Enumeration<URL> factories = getClass().getClassLoader().getResources("META-INF/spring.factories");
+		while (factories.hasMoreElements()) {
+			Properties properties = PropertiesLoaderUtils.loadProperties(new UrlResource(factories.nextElement()));
+			String names = properties.getProperty(FailureAnalyzer.class.getName());
+			if (names != null) {
+				analyzers.addAll(StringUtils.commaDelimitedListToSet(names));
+			}
+		}
+		assertThat(analyzers).contains(InvalidLockAnnotationFailureAnalyzer.class.getName());
 	}
 
 	@Test

@@ -1,7 +1,5 @@
 package io.github.redislock.autoconfigure;
 
-import java.lang.reflect.Method;
-
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +9,6 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.beans.factory.aot.AotServices;
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,9 +41,9 @@ class RedisLockRuntimeHintsTests {
 	@Test
 	void thePropertiesTheSpelRootTheAnalyzerAndTheEndpointJsonHaveReflectionHints() throws Exception {
 		assertThat(RuntimeHintsPredicates.reflection().onType(RedisLockProperties.class)).accepts(this.hints);
-		Method method = ReflectionUtils.findMethod(Class.forName("io.github.redislock.interceptor.LockExpressionRoot"),
-				"getMethodName");
-		assertThat(RuntimeHintsPredicates.reflection().onMethod(method)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(Class.forName("io.github.redislock.interceptor.LockExpressionRoot"))
+			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_METHODS)).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onType(InvalidLockAnnotationFailureAnalyzer.class)
 			.withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)).accepts(this.hints);

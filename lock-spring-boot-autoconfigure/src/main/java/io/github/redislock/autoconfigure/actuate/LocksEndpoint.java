@@ -13,7 +13,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
-import org.springframework.lang.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code locks} Actuator endpoint: which locks the threads and handles of this
@@ -69,8 +69,7 @@ public class LocksEndpoint {
 	 * @param name the lock's name; a name with '/' takes several path segments
 	 */
 	@ReadOperation
-	@Nullable
-	public LockDescriptor lock(@Selector(match = Match.ALL_REMAINING) String[] name) {
+	@Nullable public LockDescriptor lock(@Selector(match = Match.ALL_REMAINING) String[] name) {
 		LockInspector inspector = LockInspector.of(this.client).orElse(null);
 		if (inspector == null) {
 			return null;

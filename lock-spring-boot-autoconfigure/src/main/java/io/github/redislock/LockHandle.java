@@ -80,8 +80,9 @@ public interface LockHandle extends AutoCloseable {
 	 * since it was acquired (see {@link RedisLock#unlock(Duration)}). Never extends a
 	 * lock this handle no longer holds.
 	 * @param holdAtLeast how long the lock stays taken in all, from its acquisition
-	 * @throws IllegalMonitorStateException, LeaseExpiredException, RedisLockException as
-	 * {@link #release()} does
+	 * @throws IllegalMonitorStateException as {@link #release()} does
+	 * @throws LeaseExpiredException as {@link #release()} does
+	 * @throws RedisLockException as {@link #release()} does
 	 * @since 0.1.0
 	 */
 	void release(Duration holdAtLeast);

@@ -129,8 +129,9 @@ public interface RedisLock extends Lock {
 	 * run keeps the others from running the same slot again. The lock is only kept if
 	 * this thread still held it; a lock someone else holds is never extended.
 	 * @param holdAtLeast how long the lock stays taken in all, from its acquisition
-	 * @throws LeaseExpiredException, IllegalMonitorStateException, RedisLockException as
-	 * {@link #unlock()} does
+	 * @throws LeaseExpiredException as {@link #unlock()} does
+	 * @throws IllegalMonitorStateException as {@link #unlock()} does
+	 * @throws RedisLockException as {@link #unlock()} does
 	 * @since 0.1.0
 	 */
 	void unlock(Duration holdAtLeast);

@@ -1,7 +1,6 @@
 package io.github.redislock.shedlock;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 
 import io.github.redislock.LeaseExpiredException;
@@ -35,29 +34,32 @@ final class HandleLockProvider implements ExtensibleLockProvider {
 	public Optional<SimpleLock> lock(LockConfiguration configuration) {
 		return this.client
 			.tryAcquire(lockName(configuration.getName()), Duration.ZERO, configuration.getLockAtMostFor())
-			.map((handle) -> new HandleLock(configuration, handle));
+			.map((handle) -> new HandleLock(configuration, handle, System.nanoTime()));
 	}
 
 	private static final class HandleLock extends AbstractSimpleLock {
 
 		private final LockHandle handle;
 
-		HandleLock(LockConfiguration configuration, LockHandle handle) {
+		// when the handle was acquired, give or take a round trip: holdAtLeast counts
+		// from
+		// there
+		private final long acquiredNanos;
+
+		HandleLock(LockConfiguration configuration, LockHandle handle, long acquiredNanos) {
 			super(configuration);
 			this.handle = handle;
+			this.acquiredNanos = acquiredNanos;
 		}
 
-		// ShedLock's lockAtLeastFor: an unlock before that time shortens the lease to it
-		// instead of releasing
+		// ShedLock's lockAtLeastFor is holdAtLeast: an unlock before that time leaves the
+		// lock taken, for nobody, until then
 		@Override
 		protected void doUnlock() {
 			Duration keep = Duration.between(ClockProvider.now(), this.lockConfiguration.getLockAtLeastUntil());
-			if (keep.toMillis() > 0) {
-				this.handle.extend(keep);
-				return;
-			}
+			Duration held = Duration.ofNanos(System.nanoTime() - this.acquiredNanos);
 			try {
-				this.handle.release();
+				this.handle.release(keep.isNegative() ? Duration.ZERO : held.plus(keep));
 			}
 			catch (LeaseExpiredException ex) {
 				// lockAtMostFor ran out first: nothing left to release
@@ -67,7 +69,7 @@ final class HandleLockProvider implements ExtensibleLockProvider {
 		@Override
 		protected Optional<SimpleLock> doExtend(LockConfiguration newConfiguration) {
 			return this.handle.extend(newConfiguration.getLockAtMostFor())
-					? Optional.of(new HandleLock(newConfiguration, this.handle)) : Optional.empty();
+					? Optional.of(new HandleLock(newConfiguration, this.handle, this.acquiredNanos)) : Optional.empty();
 		}
 
 	}

@@ -82,6 +82,18 @@ class InvalidLockAnnotationFailureAnalyzerTests {
 			.contains("Use a parameter's name, #p0/#a0 by position, or #root.args[0].");
 	}
 
+	@Test
+	void aBadPropertyShowsInBootsReportToo(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(GoodApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.setDefaultProperties(java.util.Map.of("redis-lock.wait-time", "-1s"));
+		assertThatException().isThrownBy(application::run);
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Failed to bind properties under 'redis-lock")
+			.contains("redis-lock.wait-time must not be negative")
+			.contains("Action:");
+	}
+
 	static class PrivateLock {
 
 		@DistributedLock(key = "#id")
@@ -98,6 +110,18 @@ class InvalidLockAnnotationFailureAnalyzerTests {
 
 		@DistributedLock(key = "#ordrId")
 		public void ship(String orderId) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration(RedisLockAutoConfiguration.class)
+	static class GoodApplication {
+
+		@Bean
+		LettuceConnectionFactory redisConnectionFactory() {
+			// never connected: start-up fails first
+			return new LettuceConnectionFactory("127.0.0.1", 1);
 		}
 
 	}

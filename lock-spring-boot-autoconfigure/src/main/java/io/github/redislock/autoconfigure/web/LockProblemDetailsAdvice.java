@@ -23,14 +23,15 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * WebFlux alike:
  *
  * <pre class="code">
- * {"type":"about:blank","title":"Conflict","status":409,
+ * {"title":"Conflict","status":409,
  *  "detail":"Could not acquire lock 'stock:sku-1' within 2s: another holder kept it",
  *  "instance":"/stock/sku-1/reservations","lock":"stock:sku-1","waitTime":"PT2S"}
  * </pre>
  *
  * Ordered last, so that an application's own {@code @ExceptionHandler} for these
- * exceptions (in a controller or a {@code @ControllerAdvice}) answers instead. Replace it
- * by declaring a bean of this type, or switch it off with
+ * exceptions (in a controller or a {@code @ControllerAdvice}) answers instead; so does an
+ * application advice whose handler catches a supertype, such as {@code Exception}.
+ * Replace it by declaring a bean of this type, or switch it off with
  * {@code redis-lock.web.problem-details.enabled=false}.
  *
  * @since 0.1.0

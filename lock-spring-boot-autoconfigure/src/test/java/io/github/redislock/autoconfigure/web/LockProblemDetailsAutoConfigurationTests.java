@@ -1,7 +1,10 @@
 package io.github.redislock.autoconfigure.web;
 
+import java.net.ConnectException;
 import java.time.Duration;
 
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisLockException;
@@ -13,6 +16,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
@@ -25,6 +30,10 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.config.EnableWebFlux;
+import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
@@ -37,15 +46,30 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
  * A lock not acquired answers 409 and Redis unreachable 503, as problem details, in
  * Spring MVC and WebFlux applications; the application's own handlers win; a property
  * switches it off; without a web stack nothing changes.
+ * <p>
+ * Compiled against Spring Framework 7 and run again on 6.2 (Spring Boot 3.5): WebFlux
+ * results are read as plain values and JSON with JsonPath, since the fluent
+ * {@code WebTestClient} assertions changed signatures between the two.
  */
 class LockProblemDetailsAutoConfigurationTests {
 
 	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations
 		.of(LockProblemDetailsAutoConfiguration.class);
 
+	// no test here talks to Redis; should one try, it finds nothing rather than a server
+	private static final String[] NO_REDIS = { "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=1" };
+
+	private static final String DOWN_MESSAGE = "Could not acquire lock 'order:42': Unable to connect to redis.internal:6379";
+
 	private final WebApplicationContextRunner servlet = new WebApplicationContextRunner()
 		.withConfiguration(RedisLockTestContexts.redisAndLock())
-		.withConfiguration(CONFIGURATIONS);
+		.withConfiguration(CONFIGURATIONS)
+		.withPropertyValues(NO_REDIS);
+
+	private final ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
+		.withConfiguration(RedisLockTestContexts.redisAndLock())
+		.withConfiguration(CONFIGURATIONS)
+		.withPropertyValues(NO_REDIS);
 
 	@Test
 	void springMvcAnswers409NamingTheLockAndTheWait() {
@@ -56,6 +80,7 @@ class LockProblemDetailsAutoConfigurationTests {
 			mvc.perform(get("/busy"))
 				.andExpect(status().isConflict())
 				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(jsonPath("$.title").value("Conflict"))
 				.andExpect(jsonPath("$.status").value(409))
 				.andExpect(jsonPath("$.detail")
 					.value("Could not acquire lock 'order:42' within 2s: another holder kept it"))
@@ -66,87 +91,156 @@ class LockProblemDetailsAutoConfigurationTests {
 	}
 
 	@Test
-	void springMvcAnswers503WithoutNamingServers() {
+	void springMvcAnswers503WithRetryAfterWithoutNamingServers() {
 		this.servlet.run((context) -> {
 			MockMvc mvc = MockMvcBuilders.standaloneSetup(new BusyController())
 				.setControllerAdvice(context.getBean(LockProblemDetailsAdvice.class))
 				.build();
-			mvc.perform(get("/down"))
+			String body = mvc.perform(get("/down"))
 				.andExpect(status().isServiceUnavailable())
 				.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
 				.andExpect(header().string("Retry-After", "1"))
-				.andExpect(jsonPath("$.detail").value("The lock service is unavailable; try again shortly"));
+				.andExpect(jsonPath("$.title").value("Service Unavailable"))
+				.andExpect(jsonPath("$.status").value(503))
+				.andExpect(jsonPath("$.detail").value("The lock service is unavailable; try again shortly"))
+				.andExpect(jsonPath("$.instance").value("/down"))
+				.andReturn()
+				.getResponse()
+				.getContentAsString();
+			assertNamesNoServerAndHasNoTrace(body);
 		});
 	}
 
 	@Test
-	void theApplicationsOwnHandlersWin() {
-		this.servlet.run((context) -> {
-			MockMvc mvc = MockMvcBuilders.standaloneSetup(new BusyController(), new HandlingController())
-				.setControllerAdvice(new OwnAdvice(), context.getBean(LockProblemDetailsAdvice.class))
-				.build();
+	void webFluxAnswers409NamingTheLockAndTheWait() {
+		this.reactive.run((context) -> {
+			EntityExchangeResult<String> busy = exchange(webTestClient(context.getBean(LockProblemDetailsAdvice.class)),
+					"/busy");
+			assertThat(busy.getStatus().value()).isEqualTo(409);
+			assertThat(busy.getResponseHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+			DocumentContext json = JsonPath.parse(busy.getResponseBody());
+			assertThat(json.read("$.title", String.class)).isEqualTo("Conflict");
+			assertThat(json.read("$.status", Integer.class)).isEqualTo(409);
+			assertThat(json.read("$.detail", String.class))
+				.isEqualTo("Could not acquire lock 'order:42' within 2s: another holder kept it");
+			assertThat(json.read("$.instance", String.class)).isEqualTo("/busy");
+			assertThat(json.read("$.lock", String.class)).isEqualTo("order:42");
+			assertThat(json.read("$.waitTime", String.class)).isEqualTo("PT2S");
+		});
+	}
+
+	@Test
+	void webFluxAnswers503WithRetryAfterWithoutNamingServers() {
+		this.reactive.run((context) -> {
+			EntityExchangeResult<String> down = exchange(webTestClient(context.getBean(LockProblemDetailsAdvice.class)),
+					"/down");
+			assertThat(down.getStatus().value()).isEqualTo(503);
+			assertThat(down.getResponseHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+			assertThat(down.getResponseHeaders().getFirst("Retry-After")).isEqualTo("1");
+			DocumentContext json = JsonPath.parse(down.getResponseBody());
+			assertThat(json.read("$.title", String.class)).isEqualTo("Service Unavailable");
+			assertThat(json.read("$.status", Integer.class)).isEqualTo(503);
+			assertThat(json.read("$.detail", String.class))
+				.isEqualTo("The lock service is unavailable; try again shortly");
+			assertNamesNoServerAndHasNoTrace(down.getResponseBody());
+		});
+	}
+
+	@Test
+	void springMvcHandlersOfTheApplicationWin() {
+		this.servlet.withUserConfiguration(SpringMvcApplication.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockProblemDetailsAdvice.class);
+			// the advice beans in the order the context gives them, as in an application
+			MockMvc mvc = MockMvcBuilders.webAppContextSetup(context.getSourceApplicationContext()).build();
 			mvc.perform(get("/busy")).andExpect(status().isTooManyRequests());
 			mvc.perform(get("/handled")).andExpect(status().isAccepted());
+			// what the application does not handle is still answered
+			mvc.perform(get("/down")).andExpect(status().isServiceUnavailable());
 		});
 	}
 
 	@Test
-	void webFluxAnswers409And503() {
-		new ReactiveWebApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
-			.withConfiguration(CONFIGURATIONS)
-			.run((context) -> {
-				WebTestClient client = WebTestClient.bindToController(new BusyController())
-					.controllerAdvice(context.getBean(LockProblemDetailsAdvice.class))
-					.build();
-				// plain results rather than the fluent status assertions, whose
-				// signatures
-				// differ between Spring Framework 6.2 and 7
-				EntityExchangeResult<String> busy = client.get()
-					.uri("/busy")
-					.exchange()
-					.expectBody(String.class)
-					.returnResult();
-				assertThat(busy.getStatus()).isEqualTo(HttpStatus.CONFLICT);
-				assertThat(busy.getResponseHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
-				assertThat(busy.getResponseBody()).contains("\"lock\":\"order:42\"").contains("\"waitTime\":\"PT2S\"");
-				EntityExchangeResult<String> down = client.get()
-					.uri("/down")
-					.exchange()
-					.expectBody(String.class)
-					.returnResult();
-				assertThat(down.getStatus()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
-				assertThat(down.getResponseHeaders().getFirst("Retry-After")).isEqualTo("1");
-			});
+	void webFluxHandlersOfTheApplicationWin() {
+		this.reactive.withUserConfiguration(WebFluxApplication.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockProblemDetailsAdvice.class);
+			WebTestClient client = WebTestClient.bindToApplicationContext(context.getSourceApplicationContext())
+				.build();
+			assertThat(exchange(client, "/busy").getStatus().value()).isEqualTo(429);
+			assertThat(exchange(client, "/handled").getStatus().value()).isEqualTo(202);
+			assertThat(exchange(client, "/down").getStatus().value()).isEqualTo(503);
+		});
 	}
 
 	@Test
-	void aPropertySwitchesItOff() {
-		this.servlet.withPropertyValues("redis-lock.web.problem-details.enabled=false")
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockProblemDetailsAdvice.class));
-	}
-
-	@Test
-	void anAdviceOfTheApplicationReplacesIt() {
+	void aBeanOfTheApplicationReplacesIt() {
 		this.servlet.withBean("ownProblemDetails", LockProblemDetailsAdvice.class, LockProblemDetailsAdvice::new)
 			.run((context) -> assertThat(context).getBeanNames(LockProblemDetailsAdvice.class)
 				.containsExactly("ownProblemDetails"));
 	}
 
 	@Test
+	void aPropertySwitchesItOff() {
+		this.servlet.withPropertyValues("redis-lock.web.problem-details.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockClient.class)
+				.doesNotHaveBean(LockProblemDetailsAdvice.class));
+		this.reactive.withPropertyValues("redis-lock.web.problem-details.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockClient.class)
+				.doesNotHaveBean(LockProblemDetailsAdvice.class));
+	}
+
+	@Test
 	void outsideAWebApplicationThereIsNoAdvice() {
 		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
 			.withConfiguration(CONFIGURATIONS)
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockProblemDetailsAdvice.class));
+			.withPropertyValues(NO_REDIS)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockClient.class)
+				.doesNotHaveBean(LockProblemDetailsAdvice.class));
+	}
+
+	@Test
+	void aServletApplicationWithoutSpringMvcHasNoAdvice() {
+		this.servlet.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockClient.class)
+				.doesNotHaveBean(LockProblemDetailsAdvice.class));
+	}
+
+	@Test
+	void aReactiveApplicationWithoutWebFluxHasNoAdvice() {
+		this.reactive.withClassLoader(new FilteredClassLoader(DispatcherHandler.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockClient.class)
+				.doesNotHaveBean(LockProblemDetailsAdvice.class));
 	}
 
 	@Test
 	void withoutSpringWebTheStarterWorks() {
 		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
 			.withConfiguration(CONFIGURATIONS)
+			.withPropertyValues(NO_REDIS)
 			.withClassLoader(new FilteredClassLoader("org.springframework.web", "org.springframework.http"))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RedisLockClient.class)
 				.doesNotHaveBean(LockProblemDetailsAdvice.class));
+	}
+
+	private static WebTestClient webTestClient(LockProblemDetailsAdvice advice) {
+		return WebTestClient.bindToController(new BusyController()).controllerAdvice(advice).build();
+	}
+
+	private static EntityExchangeResult<String> exchange(WebTestClient client, String path) {
+		return client.get().uri(path).exchange().expectBody(String.class).returnResult();
+	}
+
+	private static void assertNamesNoServerAndHasNoTrace(String body) {
+		assertThat(body).doesNotContain("redis.internal")
+			.doesNotContain("6379")
+			.doesNotContain("Connection refused")
+			.doesNotContain("Exception")
+			.doesNotContain("trace");
 	}
 
 	@RestController
@@ -159,8 +253,7 @@ class LockProblemDetailsAutoConfigurationTests {
 
 		@GetMapping("/down")
 		String down() {
-			throw new RedisLockException("Could not acquire lock 'order:42': Unable to connect to redis.internal:6379",
-					new java.net.ConnectException("Connection refused"));
+			throw new RedisLockException(DOWN_MESSAGE, new ConnectException("Connection refused"));
 		}
 
 	}
@@ -180,6 +273,7 @@ class LockProblemDetailsAutoConfigurationTests {
 
 	}
 
+	// no @Order, like most applications' advice
 	@RestControllerAdvice
 	static class OwnAdvice {
 
@@ -188,6 +282,38 @@ class LockProblemDetailsAutoConfigurationTests {
 			return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
 				.body(ProblemDetail.forStatus(HttpStatus.TOO_MANY_REQUESTS));
 		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ApplicationBeans {
+
+		@Bean
+		BusyController busyController() {
+			return new BusyController();
+		}
+
+		@Bean
+		HandlingController handlingController() {
+			return new HandlingController();
+		}
+
+		@Bean
+		OwnAdvice ownAdvice() {
+			return new OwnAdvice();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebMvc
+	static class SpringMvcApplication extends ApplicationBeans {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebFlux
+	static class WebFluxApplication extends ApplicationBeans {
 
 	}
 

@@ -1,0 +1,154 @@
+package io.github.redislock;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * 10,000 virtual threads contend for 100 locks: every thread finishes, no two holders of
+ * a name overlap (a read-modify-write of a Redis counter per name loses nothing), and JFR
+ * records no {@code jdk.VirtualThreadPinned} event with a frame of this library.
+ * <p>
+ * Needs a JDK with virtual threads (21+): Maven runs this class in its own Surefire
+ * execution on the JDK named by {@code redislock.virtualThreadsJdk} (the Temurin 25
+ * installed beside the default JDK 17), and the test fails, rather than skips, on an
+ * older one. The project compiles for Java 17, so virtual threads are created
+ * reflectively.
+ */
+class VirtualThreadsTests {
+
+	private static final int THREADS = 10_000;
+
+	private static final int NAMES = 100;
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
+
+	@Test
+	void tenThousandVirtualThreadsOnAHundredNamesExcludeEachOtherAndNeverPinInThisLibrary() throws Exception {
+		assertThat(Runtime.version().feature())
+			.as("this test needs a JDK with virtual threads; Maven runs it on -Dredislock.virtualThreadsJdk")
+			.isGreaterThanOrEqualTo(21);
+		RedisLockClient client = this.clients.newClient();
+		StringRedisTemplate redisTemplate = this.clients.newTemplate();
+		String prefix = LockTestClients.uniqueName();
+		Path events = Files.createTempFile("virtual-threads-", ".jfr");
+		// a JVM pins a virtual thread while it loads and initializes a class, once per
+		// class: the library's classes are loaded before the recording starts
+		contend(client, redisTemplate, prefix + ":warm-up", 200, 2);
+		long start = System.nanoTime();
+		try (Recording recording = new Recording()) {
+			recording.enable("jdk.VirtualThreadPinned").withStackTrace().withThreshold(Duration.ZERO);
+			recording.start();
+			ExecutorService executor = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor")
+				.invoke(null);
+			List<Future<?>> runs = new ArrayList<>(THREADS);
+			try {
+				for (int i = 0; i < THREADS; i++) {
+					String name = prefix + ":" + (i % NAMES);
+					runs.add(executor.submit(() -> {
+						RedisLock lock = client.getLock(name);
+						lock.lock();
+						try {
+							String value = redisTemplate.opsForValue().get("counter:" + name);
+							redisTemplate.opsForValue()
+								.set("counter:" + name,
+										Integer.toString((value != null) ? Integer.parseInt(value) + 1 : 1));
+						}
+						finally {
+							lock.unlock();
+						}
+					}));
+				}
+				for (Future<?> run : runs) {
+					run.get(5, TimeUnit.MINUTES);
+				}
+			}
+			finally {
+				executor.shutdownNow();
+			}
+			recording.stop();
+			recording.dump(events);
+		}
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		List<RecordedEvent> pinned = RecordingFile.readAllEvents(events);
+		Files.deleteIfExists(events);
+		List<String> pinnedHere = pinned.stream()
+			.filter((event) -> event.getStackTrace() != null && event.getStackTrace()
+				.getFrames()
+				.stream()
+				.map(RecordedFrame::getMethod)
+				.anyMatch((method) -> method.getType().getName().startsWith("io.github.redislock")))
+			.map(RecordedEvent::toString)
+			.toList();
+		pinnedHere.forEach(System.out::println);
+		int total = 0;
+		for (int n = 0; n < NAMES; n++) {
+			String value = redisTemplate.opsForValue().get("counter:" + prefix + ":" + n);
+			assertThat(value).as("counter of name %d", n).isEqualTo(Integer.toString(THREADS / NAMES));
+			total += Integer.parseInt(value);
+		}
+		System.out.println(
+				"[figures] " + THREADS + " virtual threads on " + NAMES + " names, JDK " + Runtime.version().feature()
+						+ ": " + total + " increments, " + took.toMillis() + " ms, " + pinned.size()
+						+ " pinned-thread events in all, " + pinnedHere.size() + " with a frame of this library");
+		assertThat(total).isEqualTo(THREADS);
+		assertThat(pinnedHere).as("virtual threads pinned inside this library").isEmpty();
+		assertThat(client.getLock(prefix + ":0").isLocked()).isFalse();
+	}
+
+	// each of the threads takes one of the names' locks and increments the name's
+	// counter in Redis with a GET and a SET, which loses updates if two holders overlap
+	private static void contend(RedisLockClient client, StringRedisTemplate redisTemplate, String prefix, int threads,
+			int names) throws Exception {
+		ExecutorService executor = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor")
+			.invoke(null);
+		List<Future<?>> runs = new ArrayList<>(threads);
+		try {
+			for (int i = 0; i < threads; i++) {
+				String name = prefix + ":" + (i % names);
+				runs.add(executor.submit(() -> {
+					RedisLock lock = client.getLock(name);
+					lock.lock();
+					try {
+						String value = redisTemplate.opsForValue().get("counter:" + name);
+						redisTemplate.opsForValue()
+							.set("counter:" + name,
+									Integer.toString((value != null) ? Integer.parseInt(value) + 1 : 1));
+					}
+					finally {
+						lock.unlock();
+					}
+				}));
+			}
+			for (Future<?> run : runs) {
+				run.get(5, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+}

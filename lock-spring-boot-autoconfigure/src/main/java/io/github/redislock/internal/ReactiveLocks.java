@@ -1,0 +1,271 @@
+package io.github.redislock.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+import org.springframework.util.Assert;
+
+import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockNotAcquiredException;
+import io.github.redislock.ReactiveRedisLockClient;
+import io.github.redislock.RedisLockClient;
+
+/**
+ * Locks for Reactor pipelines, built on {@link RedisLockClient#acquireAsync} and
+ * {@link LockHandle#releaseAsync}: one handle per lock and subscription, held from the
+ * acquisition until the action terminates or is cancelled ({@code usingWhen}). The names
+ * a pipeline holds travel in its Reactor context, so that a nested acquisition of one of
+ * them re-enters instead of waiting for its own pipeline.
+ *
+ * <p>
+ * Every signal that follows an acquisition or a release is moved to the given scheduler:
+ * those complete on the client's own threads, which must never run a user's work.
+ */
+public final class ReactiveLocks implements ReactiveRedisLockClient {
+
+	private static final Log logger = LogFactory.getLog(ReactiveLocks.class);
+
+	/** Context key of the {@link HeldName}s of a pipeline. */
+	private static final Object HELD = new Object() {
+
+		@Override
+		public String toString() {
+			return "redis-lock holds";
+		}
+
+	};
+
+	private static final ReleasePolicy CLIENT_POLICY = new ReleasePolicy(Duration.ZERO, true, true);
+
+	private final RedisLockClient client;
+
+	private final Scheduler scheduler;
+
+	public ReactiveLocks(RedisLockClient client, Scheduler scheduler) {
+		Assert.notNull(client, "client must not be null");
+		Assert.notNull(scheduler, "scheduler must not be null");
+		this.client = client;
+		this.scheduler = scheduler;
+	}
+
+	@Override
+	public Mono<LockHandle> acquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
+		check(name, waitTime, leaseTime);
+		return acquireChecked(name, waitTime, leaseTime);
+	}
+
+	@Override
+	public <T> Mono<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
+		Assert.notNull(action, "action must not be null");
+		check(name, waitTime, leaseTime);
+		return withLocks(List.of(name), waitTime, leaseTime, CLIENT_POLICY, () -> action, Flux::error).singleOrEmpty();
+	}
+
+	@Override
+	public <T> Flux<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
+		Assert.notNull(action, "action must not be null");
+		check(name, waitTime, leaseTime);
+		return withLocks(List.of(name), waitTime, leaseTime, CLIENT_POLICY, () -> action, Flux::error);
+	}
+
+	/**
+	 * Runs the action, once per subscription, under every named lock that the subscribing
+	 * pipeline does not hold yet: taken all or none in the given order within one shared
+	 * wait, released in reverse order once the action terminated or was cancelled.
+	 * @param names the locks, in the order to take them
+	 * @param policy how the locks are released, and what a failed release means
+	 * @param action supplies the work, called once the locks are held
+	 * @param ifNotAcquired what to emit instead when a lock stayed taken for the whole
+	 * wait; the locks taken until then are released first
+	 */
+	public <T> Flux<T> withLocks(List<String> names, Duration waitTime, @Nullable Duration leaseTime,
+			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
+			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
+		return Flux.deferContextual((context) -> {
+			Set<HeldName> held = context.getOrDefault(HELD, Set.of());
+			List<String> toTake = new ArrayList<>(names.size());
+			Set<HeldName> holding = new HashSet<>(held);
+			for (String name : names) {
+				if (holding.add(new HeldName(this.client, name))) {
+					toTake.add(name);
+				}
+			}
+			if (toTake.isEmpty()) {
+				// every lock is held by this pipeline already: re-entry
+				return Flux.defer(action);
+			}
+			Flux<T> run = Flux.<T>defer(action).contextWrite((inner) -> inner.put(HELD, Set.copyOf(holding)));
+			long deadline = System.nanoTime() + waitTime.toNanos();
+			return underLocks(toTake, 0, deadline, waitTime, leaseTime, policy, run).onErrorResume(NotAcquired.class,
+					(notAcquired) -> ifNotAcquired.apply(notAcquired.exception));
+		});
+	}
+
+	private <T> Flux<T> underLocks(List<String> names, int index, long deadline, Duration waitTime,
+			@Nullable Duration leaseTime, ReleasePolicy policy, Flux<T> run) {
+		if (index == names.size()) {
+			return run;
+		}
+		String name = names.get(index);
+		Mono<LockHandle> acquisition = Mono
+			.defer(() -> acquireChecked(name, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), leaseTime))
+			// the configured wait in the message, not what was left of it for this lock
+			.onErrorMap(LockNotAcquiredException.class,
+					(ex) -> new NotAcquired(new LockNotAcquiredException(name, waitTime)));
+		// a release that fails a successful run does so once the run completed: an error
+		// signalled by usingWhen's clean-up would reach the subscriber wrapped
+		AtomicReference<Throwable> failedRelease = new AtomicReference<>();
+		return Flux
+			.usingWhen(acquisition,
+					(handle) -> underLocks(names, index + 1, deadline, waitTime, leaseTime, policy, run),
+					(handle) -> release(handle, null, policy, failedRelease),
+					(handle, failure) -> release(handle, failure, policy, failedRelease),
+					(handle) -> release(handle, new CancelledWhileHeld(), policy, failedRelease))
+			.concatWith(Mono.defer(() -> {
+				Throwable failure = failedRelease.get();
+				return (failure != null) ? Mono.error(failure) : Mono.empty();
+			}));
+	}
+
+	// The sink, not publishOn, moves the result to the scheduler: a sink discards a
+	// handle that arrives after a cancel (and the discard hook gives it back), where
+	// publishOn would drop it silently.
+	private Mono<LockHandle> acquireChecked(String name, Duration waitTime, @Nullable Duration leaseTime) {
+		return Mono.<LockHandle>create((sink) -> {
+			CompletableFuture<LockHandle> acquiring = this.client.acquireAsync(name, waitTime, leaseTime);
+			AtomicBoolean cancelled = new AtomicBoolean();
+			sink.onCancel(() -> {
+				cancelled.set(true);
+				acquiring.cancel(false);
+			});
+			acquiring.whenComplete((handle, failure) -> {
+				if (handle != null) {
+					onScheduler(() -> sink.success(handle));
+				}
+				else if (!cancelled.get()) {
+					onScheduler(() -> sink.error(unwrap(failure)));
+				}
+				// else a wait that ended as it was withdrawn: nobody listens any more,
+				// and Reactor would log what it drops as an error
+			});
+		}).doOnDiscard(LockHandle.class, ReactiveLocks::releaseUnwanted);
+	}
+
+	private void onScheduler(Runnable signal) {
+		try {
+			this.scheduler.schedule(signal);
+		}
+		catch (RejectedExecutionException disposed) {
+			signal.run();
+		}
+	}
+
+	// Never fails for a failed or cancelled action: what went wrong with the release is
+	// logged (and added to the action's failure); the action's outcome stands.
+	private Mono<Void> release(LockHandle handle, @Nullable Throwable failure, ReleasePolicy policy,
+			AtomicReference<Throwable> failedRelease) {
+		return Mono.fromFuture(() -> handle.releaseAsync(policy.holdAtLeast())).onErrorResume((releaseFailure) -> {
+			Throwable cause = unwrap(releaseFailure);
+			boolean fail = (failure == null) && ((cause instanceof LeaseExpiredException) ? policy.failOnLostLease()
+					: policy.failOnReleaseError());
+			if (fail) {
+				failedRelease.set(cause);
+				return Mono.empty();
+			}
+			// the engine's messages name the lock and say what happened
+			logger.warn(cause.getMessage());
+			if (failure != null && !(failure instanceof CancelledWhileHeld) && failure != cause) {
+				failure.addSuppressed(cause);
+			}
+			return Mono.empty();
+		}).publishOn(this.scheduler);
+	}
+
+	private static void releaseUnwanted(LockHandle handle) {
+		handle.releaseAsync().exceptionally((ex) -> {
+			logger.warn(unwrap(ex).getMessage());
+			return null;
+		});
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+	private static void check(String name, Duration waitTime, @Nullable Duration leaseTime) {
+		Assert.notNull(name, "Lock name must not be null");
+		String problem = LockNames.problem(name);
+		if (problem != null) {
+			throw new IllegalArgumentException("Lock name " + LockNames.quote(name) + " " + problem);
+		}
+		Assert.notNull(waitTime, () -> "waitTime of lock '" + name + "' must not be null");
+		Assert.isTrue(!waitTime.isNegative(),
+				() -> "waitTime of lock '" + name + "' must not be negative, was " + waitTime);
+		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0,
+				() -> "leaseTime of lock '" + name + "' must be at least 1ms, was " + leaseTime);
+	}
+
+	@Override
+	public String toString() {
+		return "ReactiveRedisLockClient[" + this.client + "]";
+	}
+
+	/**
+	 * How the locks of a run are released.
+	 *
+	 * @param holdAtLeast how long each lock stays taken in all, from its acquisition
+	 * @param failOnLostLease whether a lease found lost at the release fails a run that
+	 * succeeded (otherwise it is logged)
+	 * @param failOnReleaseError whether any other failed release fails a run that
+	 * succeeded (otherwise it is logged)
+	 */
+	public record ReleasePolicy(Duration holdAtLeast, boolean failOnLostLease, boolean failOnReleaseError) {
+
+	}
+
+	/** A lock held by a pipeline, for re-entry: the same name on the same client. */
+	private record HeldName(RedisLockClient client, String name) {
+
+	}
+
+	/** Carries a lock that was not acquired past the release of the ones that were. */
+	private static final class NotAcquired extends RuntimeException {
+
+		private final LockNotAcquiredException exception;
+
+		NotAcquired(LockNotAcquiredException exception) {
+			super(exception.getMessage(), null, false, false);
+			this.exception = exception;
+		}
+
+	}
+
+	/** Stands for a cancellation, which has no exception of its own. */
+	private static final class CancelledWhileHeld extends RuntimeException {
+
+		CancelledWhileHeld() {
+			super("cancelled", null, false, false);
+		}
+
+	}
+
+}

@@ -1,0 +1,383 @@
+package io.github.redislock;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link ReactiveRedisLockClient} against a real Redis.
+ */
+class ReactiveLockTests {
+
+	private static final Duration LONG_WAIT = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
+
+	@Test
+	void withLockHoldsTheLockWhileTheActionRunsAndReleasesItBeforeCompleting() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		RedisLock seenFromElsewhere = this.clients.newClient().getLock(name);
+		Mono<String> locked = ReactiveRedisLockClient.create(client)
+			.withLock(name, LONG_WAIT, null,
+					Mono.fromCallable(seenFromElsewhere::isLocked).map((held) -> "held=" + held));
+		assertThat(seenFromElsewhere.isLocked()).as("taken on subscription, not before").isFalse();
+		assertThat(locked.map((value) -> value + ", after=" + seenFromElsewhere.isLocked()).block(LONG_WAIT))
+			.isEqualTo("held=true, after=false");
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void eachSubscriptionAcquiresAnew() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(client);
+		AtomicInteger runs = new AtomicInteger();
+		Mono<Integer> locked = reactive.withLock(name, LONG_WAIT, null, Mono.fromCallable(runs::incrementAndGet));
+		assertThat(locked.block(LONG_WAIT)).isOne();
+		assertThat(locked.block(LONG_WAIT)).isEqualTo(2);
+		List<Long> tokens = new ArrayList<>();
+		Mono<LockHandle> acquire = reactive.acquire(name, LONG_WAIT, null);
+		for (int i = 0; i < 2; i++) {
+			LockHandle handle = acquire.block(LONG_WAIT);
+			tokens.add(handle.fencingToken());
+			handle.release();
+		}
+		assertThat(tokens.get(1)).isGreaterThan(tokens.get(0));
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void aFluxHoldsTheLockUntilItCompletes() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		RedisLock seenFromElsewhere = this.clients.newClient().getLock(name);
+		List<Boolean> heldDuring = ReactiveRedisLockClient.create(client)
+			.withLock(name, LONG_WAIT, null,
+					Flux.range(0, 5).delayElements(Duration.ofMillis(20)).map((i) -> seenFromElsewhere.isLocked()))
+			.collectList()
+			.block(LONG_WAIT);
+		assertThat(heldDuring).containsExactly(true, true, true, true, true);
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void aFailedActionReleasesTheLockAndFailsWithItsOwnError() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		Mono<String> failing = ReactiveRedisLockClient.create(client)
+			.withLock(name, LONG_WAIT, null, Mono.error(new IllegalStateException("out of stock")));
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> failing.block(LONG_WAIT))
+			.withMessage("out of stock");
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void cancellingARunningActionReleasesTheLock() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		AtomicInteger cancelled = new AtomicInteger();
+		Disposable running = ReactiveRedisLockClient.create(client)
+			.withLock(name, LONG_WAIT, null, Mono.never().doOnCancel(cancelled::incrementAndGet))
+			.subscribe();
+		await().atMost(LONG_WAIT).until(() -> LockTestClients.inspector(client).heldCount() == 1);
+		running.dispose();
+		assertThat(cancelled).hasValue(1);
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void aLockHeldForTheWholeWaitFailsWithLockNotAcquiredAndTheActionNeverRuns() {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getLock(name);
+		holder.lock();
+		RedisLockClient client = this.clients.newClient();
+		AtomicInteger runs = new AtomicInteger();
+		Mono<Integer> locked = ReactiveRedisLockClient.create(client)
+			.withLock(name, Duration.ofMillis(300), null, Mono.fromCallable(runs::incrementAndGet));
+		assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> locked.block(LONG_WAIT))
+			.withMessage("Could not acquire lock '" + name + "' within 300ms: another holder kept it");
+		assertThat(runs).hasValue(0);
+		holder.unlock();
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void aWaitingSubscriptionGetsTheLockOnceItIsReleased() {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getLock(name);
+		holder.lock();
+		RedisLockClient client = this.clients.newClient();
+		CompletableFuture<String> result = ReactiveRedisLockClient.create(client)
+			.withLock(name, LONG_WAIT, null, Mono.just("mine"))
+			.toFuture();
+		await().atMost(LONG_WAIT).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		assertThat(result).isNotDone();
+		holder.unlock();
+		assertThat(result).succeedsWithin(LONG_WAIT).isEqualTo("mine");
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void aLeaseLostWhileTheActionRanFailsItsCompletion() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		Mono<String> overrunning = ReactiveRedisLockClient.create(client)
+			.withLock(name, LONG_WAIT, Duration.ofMillis(200), Mono.delay(Duration.ofMillis(600)).thenReturn("late"));
+		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(() -> overrunning.block(LONG_WAIT))
+			.withMessageContaining(name);
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void aNestedWithLockOnTheSameNameReentersWithinOnePipeline() {
+		String name = LockTestClients.uniqueName();
+		String other = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(client);
+		// without re-entry, the nested call would wait for its own pipeline: zero wait
+		// fails
+		Mono<Integer> nested = reactive.withLock(name, Duration.ZERO, null,
+				reactive.withLock(other, Duration.ZERO, null, reactive.withLock(name, Duration.ZERO, null,
+						Mono.fromCallable(() -> LockTestClients.inspector(client).heldCount()))));
+		assertThat(nested.block(LONG_WAIT)).as("locks held in the innermost action").isEqualTo(2);
+		assertNothingLeftBehind(client, name);
+		assertThat(redis.command("EXISTS", "lock:{" + other + "}")).isEqualTo("0");
+	}
+
+	// Redisson #4467: its reactive lock identifies the owner by a thread id, so two
+	// unrelated pipelines running on one event-loop thread shared a hold
+	@Test
+	void twoPipelinesOnOneEventLoopThreadNeverShareAHold() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(client);
+		Scheduler eventLoop = Schedulers.newSingle("one-event-loop");
+		try {
+			CountDownLatch firstHolds = new CountDownLatch(1);
+			CompletableFuture<String> first = reactive
+				.withLock(name, LONG_WAIT, null,
+						Mono.fromRunnable(firstHolds::countDown)
+							.then(Mono.delay(Duration.ofMillis(800), eventLoop))
+							.thenReturn("first"))
+				.subscribeOn(eventLoop)
+				.toFuture();
+			assertThat(firstHolds.await(30, TimeUnit.SECONDS)).isTrue();
+			AtomicReference<String> secondThread = new AtomicReference<>();
+			Mono<String> second = reactive.withLock(name, Duration.ofMillis(200), null, Mono.just("second"))
+				.doOnSubscribe((subscription) -> secondThread.set(Thread.currentThread().getName()))
+				.subscribeOn(eventLoop);
+			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> second.block(LONG_WAIT));
+			assertThat(secondThread.get()).startsWith("one-event-loop");
+			assertThat(first).succeedsWithin(LONG_WAIT).isEqualTo("first");
+		}
+		finally {
+			eventLoop.dispose();
+		}
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void signalsAfterAcquisitionAndReleaseArriveOnTheParallelSchedulerNeverOnTheRedisClientsThreads() {
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(client);
+		for (int i = 0; i < 20; i++) {
+			AtomicReference<String> actionThread = new AtomicReference<>();
+			AtomicReference<String> completionThread = new AtomicReference<>();
+			reactive
+				.withLock(LockTestClients.uniqueName(), LONG_WAIT, null,
+						Mono.fromRunnable(() -> actionThread.set(Thread.currentThread().getName())))
+				.doOnTerminate(() -> completionThread.set(Thread.currentThread().getName()))
+				.block(LONG_WAIT);
+			assertThat(actionThread.get()).startsWith("parallel-");
+			assertThat(completionThread.get()).startsWith("parallel-");
+		}
+	}
+
+	@Test
+	void badArgumentsAreRefusedWhenThePipelineIsAssembled() {
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(this.clients.newClient());
+		assertThatIllegalArgumentException().isThrownBy(() -> reactive.acquire("a{b}", LONG_WAIT, null))
+			.withMessageContaining("'a{b}'");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> reactive.withLock("a", Duration.ofSeconds(-1), null, Mono.empty()))
+			.withMessage("waitTime of lock 'a' must not be negative, was PT-1S");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> reactive.withLock("a", LONG_WAIT, Duration.ZERO, Flux.empty()))
+			.withMessage("leaseTime of lock 'a' must be at least 1ms, was PT0S");
+	}
+
+	@Test
+	void aThousandWaitingSubscriptionsParkNoThreadAndAllAcquireInTurn() {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getLock(name);
+		holder.lock();
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(client);
+		// the client's connections, its async thread and the parallel scheduler are up
+		// before threads are counted
+		reactive.withLock(LockTestClients.uniqueName(), Duration.ZERO, null, Mono.just(1)).block(LONG_WAIT);
+		int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		Flux<Integer> all = Flux.range(0, 1000)
+			.flatMap((i) -> reactive.withLock(name, Duration.ofSeconds(120), Duration.ofSeconds(30),
+					Mono.fromCallable(() -> {
+						if (inside.incrementAndGet() != 1) {
+							overlaps.incrementAndGet();
+						}
+						inside.decrementAndGet();
+						return i;
+					})), 1000);
+		CompletableFuture<Long> done = all.count().toFuture();
+		await().atMost(LONG_WAIT).until(() -> LockTestClients.inspector(client).waitingCount() == 1000);
+		int extraThreads = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
+		System.out.println("[figures] 1,000 waiting Monos: " + extraThreads + " extra threads, "
+				+ LockTestClients.inspector(client).subscribedCount() + " subscription");
+		assertThat(extraThreads).as("threads started for 1,000 waiting subscriptions").isLessThan(10);
+		holder.unlock();
+		assertThat(done).succeedsWithin(Duration.ofSeconds(120)).isEqualTo(1000L);
+		assertThat(overlaps).hasValue(0);
+		assertNothingLeftBehind(client, name);
+	}
+
+	@Test
+	void tenThousandSubscriptionsWithRandomCancellationsLeaveNoKeyWaiterOrSubscription() throws Exception {
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(client);
+		List<String> names = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			names.add(LockTestClients.uniqueName());
+		}
+		Random random = new Random(42);
+		AtomicInteger ran = new AtomicInteger();
+		AtomicInteger notAcquired = new AtomicInteger();
+		AtomicInteger cancelled = new AtomicInteger();
+		AtomicInteger unexpected = new AtomicInteger();
+		java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(200);
+		CountDownLatch finished = new CountDownLatch(10_000);
+		for (int i = 0; i < 10_000; i++) {
+			inFlight.acquire();
+			String name = names.get(random.nextInt(names.size()));
+			Duration wait = Duration.ofMillis(random.nextInt(50));
+			Duration lease = random.nextBoolean() ? null : Duration.ofSeconds(10);
+			Mono<Integer> action = random.nextBoolean() ? Mono.fromCallable(ran::incrementAndGet)
+					: Mono.delay(Duration.ofMillis(random.nextInt(3))).map((tick) -> ran.incrementAndGet());
+			Disposable subscription = reactive.withLock(name, wait, lease, action).doFinally((signal) -> {
+				inFlight.release();
+				finished.countDown();
+			}).subscribe(null, (failure) -> {
+				if (failure instanceof LockNotAcquiredException) {
+					notAcquired.incrementAndGet();
+				}
+				else {
+					unexpected.incrementAndGet();
+					failure.printStackTrace();
+				}
+			});
+			if (random.nextInt(3) == 0) {
+				long delay = random.nextInt(4);
+				CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS).execute(() -> {
+					if (!subscription.isDisposed()) {
+						cancelled.incrementAndGet();
+					}
+					subscription.dispose();
+				});
+			}
+		}
+		assertThat(finished.await(120, TimeUnit.SECONDS)).isTrue();
+		System.out.println("[figures] 10,000 reactive subscriptions: " + ran + " ran, " + notAcquired
+				+ " not acquired, about " + cancelled + " cancelled");
+		assertThat(unexpected).hasValue(0);
+		assertThat(ran.get()).isPositive();
+		assertThat(notAcquired.get()).isPositive();
+		assertThat(cancelled.get()).isPositive();
+		assertNothingLeftBehind(client, names.get(0));
+		for (String name : names) {
+			assertThat(redis.command("EXISTS", "lock:{" + name + "}"))
+				.as(() -> "lock " + name + ": " + redis.command("HGETALL", "lock:{" + name + "}") + " pttl "
+						+ redis.command("PTTL", "lock:{" + name + "}"))
+				.isEqualTo("0");
+		}
+	}
+
+	@Test
+	void reactiveAndBlockingCallersOfTwoClientsExcludeEachOther() throws Exception {
+		String name = LockTestClients.uniqueName();
+		String counter = "counter-" + name;
+		RedisLockClient reactiveSide = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(reactiveSide);
+		ReactiveStringRedisTemplate reactiveRedis = new ReactiveStringRedisTemplate(
+				this.clients.newConnectionFactory());
+		RedisLock blocking = this.clients.newClient().getLock(name);
+		StringRedisTemplate blockingRedis = this.clients.newTemplate();
+		int iterations = 300;
+		Mono<Void> reactiveIncrement = reactive.withLock(name, Duration.ofSeconds(60), null, reactiveRedis.opsForValue()
+			.get(counter)
+			.defaultIfEmpty("0")
+			.flatMap((value) -> reactiveRedis.opsForValue().set(counter, Integer.toString(Integer.parseInt(value) + 1)))
+			.then());
+		CompletableFuture<Long> reactiveRuns = Flux.range(0, iterations)
+			.flatMap((i) -> reactiveIncrement.thenReturn(i), 4)
+			.count()
+			.toFuture();
+		CompletableFuture<Integer> blockingRuns = CompletableFuture.supplyAsync(() -> {
+			for (int i = 0; i < iterations; i++) {
+				blocking.lock();
+				try {
+					String value = blockingRedis.opsForValue().get(counter);
+					blockingRedis.opsForValue()
+						.set(counter, Integer.toString(((value != null) ? Integer.parseInt(value) : 0) + 1));
+				}
+				finally {
+					blocking.unlock();
+				}
+			}
+			return iterations;
+		});
+		assertThat(reactiveRuns).succeedsWithin(Duration.ofSeconds(120)).isEqualTo((long) iterations);
+		assertThat(blockingRuns).succeedsWithin(Duration.ofSeconds(120)).isEqualTo(iterations);
+		assertThat(blockingRedis.opsForValue().get(counter)).isEqualTo(Integer.toString(2 * iterations));
+		assertNothingLeftBehind(reactiveSide, name);
+	}
+
+	private static void assertNothingLeftBehind(RedisLockClient client, String name) {
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			assertThat(LockTestClients.inspector(client).waitingCount()).as("waiting").isZero();
+			assertThat(LockTestClients.inspector(client).heldCount()).as("held").isZero();
+			assertThat(LockTestClients.inspector(client).settlingCount()).as("settling").isZero();
+			assertThat(LockTestClients.inspector(client).watchdogCount()).as("renewed").isZero();
+			assertThat(LockTestClients.inspector(client).subscribedCount()).as("subscribed").isZero();
+			assertThat(redis.command("EXISTS", "lock:{" + name + "}")).isEqualTo("0");
+		});
+	}
+
+}

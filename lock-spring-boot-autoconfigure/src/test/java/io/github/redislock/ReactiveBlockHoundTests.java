@@ -1,0 +1,121 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link ReactiveRedisLockClient} never blocks a thread that must not block: BlockHound
+ * fails any blocking call on Reactor's non-blocking schedulers, on Lettuce's event loops
+ * (Netty's integration) and, stricter than a user needs, on the client's own asynchronous
+ * thread, while pipelines contend, wait, time out, get cancelled and release.
+ *
+ * <p>
+ * Runs in its own Surefire execution ({@code blockhound}): BlockHound instruments the JVM
+ * for good, and needs {@code -XX:+AllowRedefinitionToAddDeleteMethods} on JDK 13+.
+ */
+class ReactiveBlockHoundTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
+
+	// recorded rather than thrown: a blocking call on one of the library's own threads
+	// would otherwise fail somewhere in a future nobody looks at
+	private static final List<String> violations = new CopyOnWriteArrayList<>();
+
+	@BeforeAll
+	static void installBlockHound() {
+		// with the integrations found on the class path: Reactor's (its non-blocking
+		// schedulers, and what their pools do between tasks) and Netty's (event loops)
+		BlockHound.install((builder) -> builder
+			// Netty's buffer pool, growing as Lettuce registers a new connection, may
+			// wait briefly for its own lock: Netty's doing, not a call of this library
+			.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
+			.nonBlockingThreadPredicate(
+					(predicate) -> predicate.or((thread) -> thread.getName().startsWith("redis-lock-async-")))
+			.blockingMethodCallback((method) -> violations.add(Thread.currentThread().getName() + ": " + method + "\n"
+					+ Arrays.stream(new Throwable().getStackTrace())
+						.map(StackTraceElement::toString)
+						.filter((frame) -> !frame.startsWith("reactor.blockhound")
+								&& !frame.contains(ReactiveBlockHoundTests.class.getSimpleName()))
+						.limit(30)
+						.collect(Collectors.joining("\n\t", "\t", "")))));
+	}
+
+	@BeforeEach
+	void forgetViolations() {
+		violations.clear();
+	}
+
+	@Test
+	void blockHoundCatchesABlockingCallOnAParallelThread() {
+		// the check is live: otherwise the test below could not fail
+		Mono.fromCallable(() -> {
+			Thread.sleep(1);
+			return "slept";
+		}).subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(10));
+		assertThat(violations).singleElement().asString().startsWith("parallel-").contains("Thread.sleep");
+	}
+
+	@Test
+	void contendedWaitingCancelledAndTimedOutPipelinesNeverBlock() {
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(client);
+		RedisLockClient otherClient = this.clients.newClient();
+		ReactiveRedisLockClient other = ReactiveRedisLockClient.create(otherClient);
+		String name = LockTestClients.uniqueName();
+		AtomicInteger ran = new AtomicInteger();
+		AtomicInteger notAcquired = new AtomicInteger();
+		List<Throwable> unexpected = new ArrayList<>();
+		Flux<Integer> work = Flux.range(0, 400).flatMap((i) -> {
+			ReactiveRedisLockClient side = (i % 2 == 0) ? reactive : other;
+			Duration wait = (i % 10 == 0) ? Duration.ofMillis(5) : Duration.ofSeconds(60);
+			Mono<Integer> locked = side
+				.withLock(name, wait, (i % 3 == 0) ? Duration.ofSeconds(10) : null,
+						Mono.delay(Duration.ofMillis(1)).map((tick) -> ran.incrementAndGet()))
+				.onErrorResume(LockNotAcquiredException.class, (ex) -> {
+					notAcquired.incrementAndGet();
+					return Mono.empty();
+				});
+			if (i % 7 == 0) {
+				// cancelled while waiting or while held
+				locked = locked.timeout(Duration.ofMillis(i % 20), Mono.empty());
+			}
+			return locked.subscribeOn(Schedulers.parallel());
+		}, 50).doOnError(unexpected::add).onErrorResume((ex) -> Flux.empty());
+		Long completed = work.count().block(Duration.ofSeconds(120));
+		System.out.println("[figures] BlockHound run: " + ran + " ran, " + notAcquired + " not acquired, " + completed
+				+ " emitted, no blocking call");
+		assertThat(violations).isEmpty();
+		assertThat(unexpected).isEmpty();
+		assertThat(ran.get()).isGreaterThan(300);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			for (RedisLockClient each : List.of(client, otherClient)) {
+				assertThat(LockTestClients.inspector(each).heldCount()).isZero();
+				assertThat(LockTestClients.inspector(each).waitingCount()).isZero();
+			}
+			assertThat(redis.command("EXISTS", "lock:{" + name + "}")).isEqualTo("0");
+		});
+	}
+
+}

@@ -1,5 +1,6 @@
 package io.github.redislock.autoconfigure;
 
+import io.github.redislock.ReactiveRedisLockClient;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.interceptor.AnnotationLockOperationSource;
 import io.github.redislock.interceptor.LockInterceptor;
@@ -28,11 +29,11 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * Auto-configures a {@link RedisLockClient} on the application's
  * {@link RedisConnectionFactory} (whatever {@code spring.data.redis.*} describes:
- * standalone, Sentinel or Cluster, ACL, TLS) and the {@code @DistributedLock} support.
- * Every bean backs off when the application defines its own;
- * {@code redis-lock.enabled=false} turns it all off. With an {@link ObservationRegistry}
- * bean (Actuator), acquisitions and holds are observed;
- * {@link RedisLockClientBuilderCustomizer} beans adjust the client further.
+ * standalone, Sentinel or Cluster, ACL, TLS), a {@link ReactiveRedisLockClient} on it
+ * when Reactor is present, and the {@code @DistributedLock} support. Every bean backs off
+ * when the application defines its own; {@code redis-lock.enabled=false} turns it all
+ * off. With an {@link ObservationRegistry} bean (Actuator), acquisitions and holds are
+ * observed; {@link RedisLockClientBuilderCustomizer} beans adjust the client further.
  *
  * @since 0.1.0
  */
@@ -76,6 +77,19 @@ public final class RedisLockAutoConfiguration {
 	@Bean
 	RedisLockClientLifecycle redisLockClientLifecycle(RedisLockClient redisLockClient) {
 		return new RedisLockClientLifecycle(redisLockClient);
+	}
+
+	// Reactor comes with Lettuce, but an application may leave it out
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "reactor.core.publisher.Mono")
+	static class ReactiveConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveRedisLockClient reactiveRedisLockClient(RedisLockClient redisLockClient) {
+			return ReactiveRedisLockClient.create(redisLockClient);
+		}
+
 	}
 
 	// The annotation beans are infrastructure, created before ordinary beans; they bind

@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
+import io.github.redislock.ReactiveRedisLockClient;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.interceptor.LockInterceptor;
 import io.github.redislock.interceptor.LockOperationSource;
@@ -47,6 +48,31 @@ class RedisLockAutoConfigurationTests {
 			assertThat(context.getBean(LockOperationSourceAdvisor.class).getOrder())
 				.isEqualTo(RedisLockProperties.DEFAULT_ASPECT_ORDER);
 		});
+	}
+
+	@Test
+	void aReactiveClientSharesTheClientWhenReactorIsPresent() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(ReactiveRedisLockClient.class);
+			assertThat(context.getBean(ReactiveRedisLockClient.class).toString())
+				.contains(context.getBean(RedisLockClient.class).toString());
+		});
+	}
+
+	@Test
+	void withoutReactorThereIsNoReactiveClientAndNothingElseChanges() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("reactor.core"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockClient.class)
+				.hasSingleBean(LockOperationSourceAdvisor.class)
+				.doesNotHaveBean(ReactiveRedisLockClient.class));
+	}
+
+	@Test
+	void aReactiveClientOfTheApplicationWins() {
+		ReactiveRedisLockClient own = ReactiveRedisLockClient.create(UserBeans.CLIENT);
+		this.contextRunner.withBean("ownReactiveClient", ReactiveRedisLockClient.class, () -> own)
+			.run((context) -> assertThat(context).getBean(ReactiveRedisLockClient.class).isSameAs(own));
 	}
 
 	@Test

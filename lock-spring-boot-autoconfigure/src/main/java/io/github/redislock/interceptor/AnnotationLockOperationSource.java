@@ -207,12 +207,26 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 							+ ", a CompletionStage the lock cannot hand back once it is released",
 					"Declare the method to return CompletableFuture or CompletionStage");
 		}
-		if (!CompletionStage.class.isAssignableFrom(returnType) && isAsynchronous(method)) {
+		if (KotlinDetector.isSuspendingFunction(method)) {
+			throw new InvalidLockAnnotationException(where + " is a Kotlin suspending function, "
+					+ "which @DistributedLock does not lock yet: the lock would be released before the coroutine ends",
+					"Return a Mono or Flux instead (the lock is then held until it terminates), or lock inside the "
+							+ "function with ReactiveRedisLockClient.withLock(...).awaitSingle()");
+		}
+		if (ReactiveTypes.isReactorType(returnType) && !ReactiveTypes.isMono(returnType)
+				&& !ReactiveTypes.isFlux(returnType)) {
+			throw new InvalidLockAnnotationException(
+					where + " returns " + returnType.getName()
+							+ ", which the lock cannot hand back once it is released",
+					"Declare the method to return Mono or Flux");
+		}
+		if (!CompletionStage.class.isAssignableFrom(returnType) && !ReactiveTypes.isReactorType(returnType)
+				&& isAsynchronous(method)) {
 			throw new InvalidLockAnnotationException(
 					where + " returns " + returnType.getSimpleName()
 							+ ": the lock would be released when the method returns, before the asynchronous work ends",
-					"Return a CompletableFuture or CompletionStage (the lock is then held until it completes), "
-							+ "or lock inside the asynchronous task, e.g. with RedisLockClient.withLock(...)");
+					"Return a CompletableFuture or CompletionStage, or a Mono or Flux (the lock is then held until "
+							+ "it completes), or lock inside the asynchronous task, e.g. with RedisLockClient.withLock(...)");
 		}
 		if (fallback != null && ifLocked == IfLocked.SKIP) {
 			throw new InvalidLockAnnotationException(

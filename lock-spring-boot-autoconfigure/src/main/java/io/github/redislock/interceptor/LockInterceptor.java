@@ -34,8 +34,9 @@ import org.springframework.util.function.SingletonSupplier;
  * Runs {@code @DistributedLock} methods under their locks. It only orchestrates: resolve
  * the lock names, acquire them, proceed, release when the method returns (a synchronous
  * method, thread-owned locks) or when its {@code CompletionStage} completes (an
- * asynchronous method, one {@link io.github.redislock.LockHandle} per lock); the engine
- * and the evaluator do the work.
+ * asynchronous method, one {@link io.github.redislock.LockHandle} per lock); a method
+ * returning a {@code Mono} or {@code Flux} is handed to {@link ReactiveLockInvoker}. The
+ * engine and the evaluator do the work.
  *
  * @since 0.1.0
  */
@@ -50,6 +51,9 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	private LockKeyEvaluator evaluator = new LockKeyEvaluator(null);
 
 	private final Map<String, LockFallback> fallbacks = new ConcurrentHashMap<>();
+
+	// made at the first call of a reactive method: the interceptor needs no Reactor
+	private final SingletonSupplier<ReactiveLockInvoker> reactiveInvoker;
 
 	/**
 	 * Creates an interceptor.
@@ -72,6 +76,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		Assert.notNull(lockClient, "lockClient must not be null");
 		this.operationSource = operationSource;
 		this.lockClient = SingletonSupplier.of(lockClient);
+		this.reactiveInvoker = SingletonSupplier.of(() -> new ReactiveLockInvoker(this.lockClient.get()));
 	}
 
 	@Override
@@ -89,6 +94,10 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			return invocation.proceed();
 		}
 		List<String> names = this.evaluator.lockNames(operation, target, targetClass, invocation.getArguments());
+		if (operation.isReactive()) {
+			return this.reactiveInvoker.obtain()
+				.invoke(operation, names, invocation, (exception) -> notAcquired(operation, invocation, exception));
+		}
 		return operation.isAsynchronous() ? invokeUntilCompletion(operation, names, invocation)
 				: invokeUntilReturn(operation, names, invocation);
 	}

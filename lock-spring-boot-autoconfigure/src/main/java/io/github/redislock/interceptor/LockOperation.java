@@ -44,7 +44,12 @@ public final class LockOperation {
 
 	private final boolean asynchronous;
 
-	// whether a skipped call answers Optional.empty() (or a stage of it) rather than null
+	private final boolean mono;
+
+	private final boolean flux;
+
+	// whether a skipped call answers Optional.empty() (or a stage or Mono of it) rather
+	// than null
 	private final boolean skipsWithOptional;
 
 	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
@@ -60,8 +65,10 @@ public final class LockOperation {
 		this.holdAtLeast = holdAtLeast;
 		this.variableNames = variableNames(method);
 		this.asynchronous = CompletionStage.class.isAssignableFrom(method.getReturnType());
-		this.skipsWithOptional = (this.asynchronous
-				? ResolvableType.forMethodReturnType(method).as(CompletionStage.class).resolveGeneric(0)
+		this.mono = ReactiveTypes.isMono(method.getReturnType());
+		this.flux = ReactiveTypes.isFlux(method.getReturnType());
+		this.skipsWithOptional = ((this.asynchronous || this.mono)
+				? ResolvableType.forMethodReturnType(method).resolveGeneric(0)
 				: method.getReturnType()) == Optional.class;
 	}
 
@@ -122,6 +129,20 @@ public final class LockOperation {
 	}
 
 	/**
+	 * Whether the method returns a Reactor {@code Mono} or {@code Flux}, so that its
+	 * locks are taken when the result is subscribed and held until it terminates.
+	 * @since 0.1.0
+	 */
+	public boolean isReactive() {
+		return this.mono || this.flux;
+	}
+
+	/** Whether the method returns a Reactor {@code Mono}. */
+	boolean returnsMono() {
+		return this.mono;
+	}
+
+	/**
 	 * The names under which each argument is a SpEL variable: its parameter name (when
 	 * compiled with {@code -parameters}), {@code p<i>} and {@code a<i>}.
 	 */
@@ -145,10 +166,15 @@ public final class LockOperation {
 
 	/**
 	 * What a call skipped with {@code IfLocked.SKIP} returns: {@code null} or an empty
-	 * {@code Optional}; for an asynchronous method, a stage completed with one of them.
+	 * {@code Optional}; for an asynchronous method, a stage completed with one of them;
+	 * for a reactive one, an empty {@code Mono} or {@code Flux}, or a {@code Mono} of an
+	 * empty {@code Optional}.
 	 */
 	@Nullable Object skippedResult() {
 		Object value = this.skipsWithOptional ? Optional.empty() : null;
+		if (isReactive()) {
+			return ReactiveLockInvoker.skipped(this.mono, value);
+		}
 		// a new stage each time: a caller may complete or cancel what it was given
 		return this.asynchronous ? CompletableFuture.completedFuture(value) : value;
 	}

@@ -1,0 +1,96 @@
+package io.github.redislock.interceptor;
+
+import java.util.List;
+import java.util.function.Function;
+
+import io.github.redislock.LockNotAcquiredException;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.annotation.IfLeaseLost;
+import io.github.redislock.internal.ReactiveLocks;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.aop.ProxyMethodInvocation;
+
+/**
+ * Runs a {@code @DistributedLock} method that returns a {@code Mono} or {@code Flux}:
+ * returns at once a publisher that, on each subscription, takes the locks (not waiting on
+ * any thread), then invokes the method and subscribes to what it returned, and releases
+ * the locks once that terminates or is cancelled. The locks a pipeline holds travel in
+ * its Reactor context, so a locked method called within it re-enters. Loaded only for
+ * such methods, so that the interceptor does not need Reactor.
+ */
+final class ReactiveLockInvoker {
+
+	private final ReactiveLocks locks;
+
+	ReactiveLockInvoker(RedisLockClient client) {
+		this.locks = new ReactiveLocks(client, Schedulers.parallel());
+	}
+
+	/**
+	 * @param names the locks, resolved from this call's arguments
+	 * @param notAcquired what the call answers when a lock stayed taken: the fallback's
+	 * result, the skipped result, or it throws the exception
+	 */
+	Object invoke(LockOperation operation, List<String> names, MethodInvocation invocation,
+			NotAcquiredHandler notAcquired) {
+		ReactiveLocks.ReleasePolicy policy = new ReactiveLocks.ReleasePolicy(operation.getHoldAtLeast(),
+				operation.getIfLeaseLost() == IfLeaseLost.THROW, false);
+		Function<LockNotAcquiredException, Publisher<Object>> ifNotAcquired = (exception) -> {
+			try {
+				return publisher(notAcquired.handle(exception));
+			}
+			catch (Throwable ex) {
+				return Flux.error(ex);
+			}
+		};
+		Flux<Object> locked = this.locks.withLocks(names, operation.getWaitTime(), operation.getLeaseTime(), policy,
+				() -> proceed(operation, invocation), ifNotAcquired);
+		return operation.returnsMono() ? locked.singleOrEmpty() : locked;
+	}
+
+	// Each subscription runs the method anew (as a subscription to the method's own
+	// result would), on a copy of the invocation: the original can be proceeded once.
+	private static Publisher<Object> proceed(LockOperation operation, MethodInvocation invocation) {
+		MethodInvocation call = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
+				: invocation;
+		Object result;
+		try {
+			result = call.proceed();
+		}
+		catch (Throwable ex) {
+			return Flux.error(ex);
+		}
+		if (result == null) {
+			return Flux.error(new IllegalStateException(operation.describeMethod() + " returned null instead of a "
+					+ (operation.returnsMono() ? "Mono" : "Flux") + "; return Mono.empty() or Flux.empty() instead"));
+		}
+		return publisher(result);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<Object> publisher(@Nullable Object result) {
+		return (result != null) ? (Publisher<Object>) result : Flux.empty();
+	}
+
+	/** What a skipped call of a reactive method answers. */
+	static Object skipped(boolean mono, @Nullable Object value) {
+		if (!mono) {
+			return Flux.empty();
+		}
+		return (value != null) ? Mono.just(value) : Mono.empty();
+	}
+
+	@FunctionalInterface
+	interface NotAcquiredHandler {
+
+		@Nullable Object handle(LockNotAcquiredException exception) throws Throwable;
+
+	}
+
+}

@@ -1,5 +1,7 @@
 package io.github.redislock.sample.stock;
 
+import reactor.core.publisher.Mono;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -10,7 +12,8 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Stock of one SKU over HTTP: read it, restock it, reserve from it.
+ * Stock of one SKU over HTTP: read it, restock it, reserve from it (blocking, or
+ * reactively).
  */
 @RestController
 @RequestMapping("/stock/{sku}")
@@ -22,10 +25,14 @@ public class StockController {
 
 	private final RestockService restocks;
 
-	StockController(StockRepository repository, ReservationService reservations, RestockService restocks) {
+	private final ReactiveReservationService reactiveReservations;
+
+	StockController(StockRepository repository, ReservationService reservations, RestockService restocks,
+			ReactiveReservationService reactiveReservations) {
 		this.repository = repository;
 		this.reservations = reservations;
 		this.restocks = restocks;
+		this.reactiveReservations = reactiveReservations;
 	}
 
 	@GetMapping
@@ -42,6 +49,14 @@ public class StockController {
 	@ResponseStatus(HttpStatus.CREATED)
 	Reservation reserve(@PathVariable String sku, @RequestBody QuantityRequest request) {
 		return this.reservations.reserve(sku, request.quantity());
+	}
+
+	// Spring MVC answers once the Mono completes, without holding a request thread
+	// meanwhile; errors reach the same exception handlers (409 when the lock is busy)
+	@PostMapping("/reactive-reservations")
+	@ResponseStatus(HttpStatus.CREATED)
+	Mono<Reservation> reserveReactively(@PathVariable String sku, @RequestBody QuantityRequest request) {
+		return this.reactiveReservations.reserve(sku, request.quantity());
 	}
 
 	/**

@@ -1,6 +1,12 @@
 package io.github.redislock.sample.stock;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.autoconfigure.RedisLockProperties;
 import io.github.redislock.sample.OtherInstance;
@@ -120,6 +126,57 @@ class StockEndpointTests {
 					.bodyJson()
 					.isLenientlyEqualTo("{\"status\": 409, \"lock\": \"stock:%s\"}".formatted(this.sku)));
 		assertThat(this.mvc.get().uri("/stock/{sku}", this.sku)).bodyJson().isLenientlyEqualTo("{\"available\": 0}");
+	}
+
+	@Test
+	void aReactiveReservationChangesTheStockLevelInRedis() {
+		restock(4);
+		assertThat(reserveReactively(3)).hasStatus(HttpStatus.CREATED)
+			.bodyJson()
+			.isLenientlyEqualTo("{\"sku\": \"%s\", \"quantity\": 3, \"remaining\": 1}".formatted(this.sku));
+		assertThat(reserveReactively(3)).hasStatus(HttpStatus.UNPROCESSABLE_CONTENT)
+			.bodyJson()
+			.isLenientlyEqualTo("{\"detail\": \"Cannot reserve 3 of '%s': 1 available\"}".formatted(this.sku));
+		assertThat(redis.command("GET", StockRepository.KEY_PREFIX + this.sku)).isEqualTo("1");
+	}
+
+	@Test
+	void aReactiveReservationWhileAnotherInstanceHoldsTheSkuLockAnswers409() {
+		restock(5);
+		this.otherInstance.whileHolding("stock:" + this.sku,
+				() -> assertThat(reserveReactively(1)).hasStatus(HttpStatus.CONFLICT)
+					.hasContentType(MediaType.APPLICATION_PROBLEM_JSON)
+					.bodyJson()
+					.isLenientlyEqualTo(
+							"{\"status\": 409, \"lock\": \"stock:%s\", \"waitTime\": \"PT0.2S\"}".formatted(this.sku)));
+		assertThat(redis.command("GET", StockRepository.KEY_PREFIX + this.sku)).isEqualTo("5");
+	}
+
+	@Test
+	void blockingAndReactiveReservationsOfOneSkuNeverOversell() throws Exception {
+		restock(40);
+		ExecutorService callers = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<Integer>> statuses = new ArrayList<>();
+			for (int i = 0; i < 60; i++) {
+				boolean reactive = (i % 2 == 0);
+				statuses.add(
+						callers.submit(() -> (reactive ? reserveReactively(1) : reserve(1)).getResponse().getStatus()));
+			}
+			int created = 0;
+			for (Future<Integer> status : statuses) {
+				created += (status.get(60, TimeUnit.SECONDS) == HttpStatus.CREATED.value()) ? 1 : 0;
+			}
+			assertThat(created).isEqualTo(40);
+		}
+		finally {
+			callers.shutdownNow();
+		}
+		assertThat(redis.command("GET", StockRepository.KEY_PREFIX + this.sku)).isEqualTo("0");
+	}
+
+	private MvcTestResult reserveReactively(int quantity) {
+		return post("/stock/{sku}/reactive-reservations", quantity);
 	}
 
 	private MvcTestResult restock(int quantity) {

@@ -9,10 +9,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import io.github.redislock.annotation.DistributedLock;
+import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.testsupport.RedisServerExtension;
 import jdk.jfr.Recording;
@@ -22,16 +24,25 @@ import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * 10,000 virtual threads contend for 100 locks, through {@code RedisLock} and through
  * {@code @DistributedLock}: every thread finishes, no two holders of a name overlap (a
  * read-modify-write of a Redis counter per name loses nothing), and JFR records no
- * {@code jdk.VirtualThreadPinned} event with a frame of this library.
+ * {@code jdk.VirtualThreadPinned} event with a frame of this library. The same for a
+ * locked {@code @Scheduled} job of two instances on Boot's virtual threads
+ * ({@code spring.threads.virtual.enabled=true}).
  * <p>
  * Needs a JDK with virtual threads (21+): Maven runs this class in its own Surefire
  * execution on the JDK named by {@code redislock.virtualThreadsJdk} (the Temurin 25
@@ -80,49 +91,51 @@ class VirtualThreadsTests {
 			});
 	}
 
+	// Boot's spring.threads.virtual.enabled=true runs each @Scheduled execution on a
+	// virtual thread of its own, and a fixed rate faster than the job lets executions
+	// overlap: the lock (SKIP) keeps one at a time across both instances
+	@Test
+	void aScheduledLockedJobOnBootsVirtualThreadsRunsOnceAtATimeAcrossTwoInstances() throws Exception {
+		ScheduledJob.reset();
+		ApplicationContextRunner instance = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class))
+			.withConfiguration(RedisLockTestContexts.redisAndLock())
+			.withPropertyValues(RedisLockTestContexts.redisProperties(redis))
+			.withPropertyValues("spring.threads.virtual.enabled=true")
+			.withUserConfiguration(ScheduledJobConfiguration.class);
+		List<List<RecordedEvent>> recorded = new ArrayList<>();
+		instance.run((first) -> instance.run((second) -> {
+			assertThat(first).hasNotFailed();
+			assertThat(second).hasNotFailed();
+			// the first runs load the classes of the job's path (see contendAndRecord)
+			await().atMost(Duration.ofSeconds(60)).until(() -> ScheduledJob.runs.get() >= 5);
+			recorded.add(recordPinning(
+					() -> await().atMost(Duration.ofSeconds(60)).until(() -> ScheduledJob.runs.get() >= 45)));
+		}));
+		List<String> pinnedHere = inThisLibrary(recorded.get(0));
+		System.out.println("[figures] @Scheduled locked job on Boot's virtual threads, 2 instances, JDK "
+				+ Runtime.version().feature() + ": " + ScheduledJob.runs + " runs, " + ScheduledJob.skipped
+				+ " skipped calls, " + ScheduledJob.overlaps + " overlaps, " + ScheduledJob.onPlatformThreads
+				+ " on platform threads, " + pinnedHere.size() + " pinned events with a frame of this library");
+		assertThat(ScheduledJob.overlaps).hasValue(0);
+		assertThat(ScheduledJob.onPlatformThreads).as("runs on platform threads").hasValue(0);
+		assertThat(ScheduledJob.skipped.get()).as("executions that found the job running").isPositive();
+		assertThat(pinnedHere).as("virtual threads pinned inside this library").isEmpty();
+	}
+
 	private static void contendAndRecord(String through, StringRedisTemplate redisTemplate, Consumer<String> locked)
 			throws Exception {
 		assertThat(Runtime.version().feature())
 			.as("this test needs a JDK with virtual threads; Maven runs it on -Dredislock.virtualThreadsJdk")
 			.isGreaterThanOrEqualTo(21);
 		String prefix = LockTestClients.uniqueName();
-		Path events = Files.createTempFile("virtual-threads-", ".jfr");
 		// a JVM pins a virtual thread while it loads and initializes a class, once per
 		// class: the library's classes are loaded before the recording starts
 		contend(prefix + ":warm-up", 200, 2, locked);
 		long start = System.nanoTime();
-		try (Recording recording = new Recording()) {
-			recording.enable("jdk.VirtualThreadPinned").withStackTrace().withThreshold(Duration.ZERO);
-			recording.start();
-			contend(prefix, THREADS, NAMES, locked);
-			recording.stop();
-			recording.dump(events);
-		}
+		List<RecordedEvent> pinned = recordPinning(() -> contend(prefix, THREADS, NAMES, locked));
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
-		List<RecordedEvent> pinned = RecordingFile.readAllEvents(events);
-		Files.deleteIfExists(events);
-		List<String> pinnedHere = pinned.stream()
-			// the warm-up loads the library's classes; one that a rare path needs first
-			// during the run is loaded then, pinned by the JVM once, whoever loads it
-			.filter((event) -> !loadsAClass(event))
-			.filter((event) -> event.getStackTrace() != null && event.getStackTrace()
-				.getFrames()
-				.stream()
-				.map(RecordedFrame::getMethod)
-				.map((method) -> method.getType().getName())
-				// this test's own frames (its tasks, its locked bean and that bean's
-				// proxy) are not
-				// the library's
-				.anyMatch((type) -> type.startsWith("io.github.redislock.")
-						&& !type.startsWith(VirtualThreadsTests.class.getName())))
-			.map((event) -> event + event.getStackTrace()
-				.getFrames()
-				.stream()
-				.map((frame) -> frame.getMethod().getType().getName() + "." + frame.getMethod().getName() + ":"
-						+ frame.getLineNumber())
-				.collect(Collectors.joining("\n    ", "all frames:\n    ", "")))
-			.toList();
-		pinnedHere.forEach(System.out::println);
+		List<String> pinnedHere = inThisLibrary(pinned);
 		int total = 0;
 		for (int n = 0; n < NAMES; n++) {
 			String value = redisTemplate.opsForValue().get("counter:" + prefix + ":" + n);
@@ -135,6 +148,59 @@ class VirtualThreadsTests {
 				+ " with a frame of this library");
 		assertThat(total).isEqualTo(THREADS);
 		assertThat(pinnedHere).as("virtual threads pinned inside this library").isEmpty();
+	}
+
+	private static List<RecordedEvent> recordPinning(Work work) throws Exception {
+		Path events = Files.createTempFile("virtual-threads-", ".jfr");
+		try (Recording recording = new Recording()) {
+			recording.enable("jdk.VirtualThreadPinned").withStackTrace().withThreshold(Duration.ZERO);
+			recording.start();
+			work.run();
+			recording.stop();
+			recording.dump(events);
+			// the file also has the events other code records (Lettuce's connection
+			// events)
+			return RecordingFile.readAllEvents(events)
+				.stream()
+				.filter((event) -> event.getEventType().getName().equals("jdk.VirtualThreadPinned"))
+				.toList();
+		}
+		finally {
+			Files.deleteIfExists(events);
+		}
+	}
+
+	// each event with a frame of the library, described with all its frames
+	private static List<String> inThisLibrary(List<RecordedEvent> pinned) {
+		List<String> pinnedHere = pinned.stream()
+			// the warm-up loads the library's classes; one that a rare path needs first
+			// during the run is loaded then, pinned by the JVM once, whoever loads it
+			.filter((event) -> !loadsAClass(event))
+			.filter((event) -> event.getStackTrace() != null && event.getStackTrace()
+				.getFrames()
+				.stream()
+				.map(RecordedFrame::getMethod)
+				.map((method) -> method.getType().getName())
+				// this test's own frames (its tasks, its locked beans and their proxies)
+				// are not the library's
+				.anyMatch((type) -> type.startsWith("io.github.redislock.")
+						&& !type.startsWith(VirtualThreadsTests.class.getName())))
+			.map((event) -> event + event.getStackTrace()
+				.getFrames()
+				.stream()
+				.map((frame) -> frame.getMethod().getType().getName() + "." + frame.getMethod().getName() + ":"
+						+ frame.getLineNumber())
+				.collect(Collectors.joining("\n    ", "all frames:\n    ", "")))
+			.toList();
+		pinnedHere.forEach(System.out::println);
+		return pinnedHere;
+	}
+
+	@FunctionalInterface
+	private interface Work {
+
+		void run() throws Exception;
+
 	}
 
 	private static boolean loadsAClass(RecordedEvent event) {
@@ -169,6 +235,94 @@ class VirtualThreadsTests {
 		String value = redisTemplate.opsForValue().get("counter:" + name);
 		redisTemplate.opsForValue()
 			.set("counter:" + name, Integer.toString((value != null) ? Integer.parseInt(value) + 1 : 1));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	static class ScheduledJobConfiguration {
+
+		@Bean
+		ScheduledJobRunner scheduledJobRunner() {
+			return new ScheduledJobRunner();
+		}
+
+		@Bean
+		ScheduledJob scheduledJob(ScheduledJobRunner runner) {
+			return new ScheduledJob(runner);
+		}
+
+	}
+
+	static class ScheduledJob {
+
+		static final AtomicInteger inside = new AtomicInteger();
+
+		static final AtomicInteger runs = new AtomicInteger();
+
+		static final AtomicInteger overlaps = new AtomicInteger();
+
+		static final AtomicInteger onPlatformThreads = new AtomicInteger();
+
+		static final AtomicInteger calls = new AtomicInteger();
+
+		static final AtomicInteger skipped = new AtomicInteger();
+
+		private final ScheduledJobRunner runner;
+
+		ScheduledJob(ScheduledJobRunner runner) {
+			this.runner = runner;
+		}
+
+		static void reset() {
+			for (AtomicInteger counter : List.of(inside, runs, overlaps, onPlatformThreads, calls, skipped)) {
+				counter.set(0);
+			}
+		}
+
+		// each instance fires every 10 ms; a run takes 25 ms
+		@Scheduled(fixedRate = 10)
+		public void fire() {
+			calls.incrementAndGet();
+			if (this.runner.run() == null) {
+				skipped.incrementAndGet();
+			}
+		}
+
+	}
+
+	/** The locked part, a bean of its own so that the call goes through its proxy. */
+	static class ScheduledJobRunner {
+
+		@DistributedLock(name = "vt-scheduled-job", waitTime = "0", ifLocked = IfLocked.SKIP)
+		public Boolean run() {
+			if (!isVirtual(Thread.currentThread())) {
+				ScheduledJob.onPlatformThreads.incrementAndGet();
+			}
+			if (ScheduledJob.inside.incrementAndGet() != 1) {
+				ScheduledJob.overlaps.incrementAndGet();
+			}
+			try {
+				Thread.sleep(25);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				ScheduledJob.inside.decrementAndGet();
+			}
+			ScheduledJob.runs.incrementAndGet();
+			return Boolean.TRUE;
+		}
+
+	}
+
+	private static boolean isVirtual(Thread thread) {
+		try {
+			return (boolean) Thread.class.getMethod("isVirtual").invoke(thread);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	static class Counters {

@@ -134,11 +134,21 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 					continue;
 				}
 				channel.members++;
-				if (channel.subscription == null || channel.subscription.isCompletedExceptionally()) {
-					channel.subscription = subscribe(keys, channel, deadline);
-				}
 				subscribed = channel.subscription;
-				beforeSubscribed = !subscribed.isDone();
+				// The caller that subscribes tries once more in any case: its SUBSCRIBE
+				// may be confirmed before it gets here (a loaded machine, a descheduled
+				// thread), and a release published after its first attempt but before
+				// the confirmation reached nobody. If it took the answer for a
+				// subscription it found, no waiter would try again: each would sleep
+				// until the old holder's lease ran out.
+				if (subscribed == null || subscribed.isCompletedExceptionally()) {
+					subscribed = subscribe(keys, channel, deadline);
+					channel.subscription = subscribed;
+					beforeSubscribed = true;
+				}
+				else {
+					beforeSubscribed = !subscribed.isDone();
+				}
 			}
 			String what = describe(keys);
 			return this.calls.within(what, subscribed, deadline).handle((done, failure) -> {

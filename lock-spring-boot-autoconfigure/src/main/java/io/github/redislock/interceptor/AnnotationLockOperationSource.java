@@ -207,11 +207,11 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 							+ ", a CompletionStage the lock cannot hand back once it is released",
 					"Declare the method to return CompletableFuture or CompletionStage");
 		}
-		if (KotlinDetector.isSuspendingFunction(method)) {
-			throw new InvalidLockAnnotationException(where + " is a Kotlin suspending function, "
-					+ "which @DistributedLock does not lock yet: the lock would be released before the coroutine ends",
-					"Return a Mono or Flux instead (the lock is then held until it terminates), or lock inside the "
-							+ "function with ReactiveRedisLockClient.withLock(...).awaitSingle()");
+		if (KotlinDetector.isSuspendingFunction(method) && !ReactiveTypes.canLockSuspendingFunctions()) {
+			throw new InvalidLockAnnotationException(where + " is a Kotlin suspending function, which Spring hands to "
+					+ "@DistributedLock as a Mono only with Reactor and kotlinx-coroutines-reactor on the class path: "
+					+ "without them the lock would be released before the coroutine ends",
+					"Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor to the application's dependencies");
 		}
 		if (ReactiveTypes.isReactorType(returnType) && !ReactiveTypes.isMono(returnType)
 				&& !ReactiveTypes.isFlux(returnType)) {
@@ -221,7 +221,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 					"Declare the method to return Mono or Flux");
 		}
 		if (!CompletionStage.class.isAssignableFrom(returnType) && !ReactiveTypes.isReactorType(returnType)
-				&& isAsynchronous(method)) {
+				&& !KotlinDetector.isSuspendingFunction(method) && isAsynchronous(method)) {
 			throw new InvalidLockAnnotationException(
 					where + " returns " + returnType.getSimpleName()
 							+ ": the lock would be released when the method returns, before the asynchronous work ends",

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
 
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.ResolvableType;
 import org.springframework.expression.Expression;
 import org.jspecify.annotations.Nullable;
@@ -65,7 +66,10 @@ public final class LockOperation {
 		this.holdAtLeast = holdAtLeast;
 		this.variableNames = variableNames(method);
 		this.asynchronous = CompletionStage.class.isAssignableFrom(method.getReturnType());
-		this.mono = ReactiveTypes.isMono(method.getReturnType());
+		// Spring's proxy invokes a suspending function as a Mono, and awaits the Mono
+		// the interceptor returns
+		this.mono = ReactiveTypes.isMono(method.getReturnType())
+				|| (KotlinDetector.isSuspendingFunction(method) && ReactiveTypes.canLockSuspendingFunctions());
 		this.flux = ReactiveTypes.isFlux(method.getReturnType());
 		this.skipsWithOptional = ((this.asynchronous || this.mono)
 				? ResolvableType.forMethodReturnType(method).resolveGeneric(0)
@@ -154,8 +158,10 @@ public final class LockOperation {
 		String[] parameterNames = KeyExpressionParser.parameterNamesOf(method);
 		String[][] names = new String[method.getParameterCount()][];
 		for (int i = 0; i < names.length; i++) {
-			names[i] = (parameterNames != null) ? new String[] { parameterNames[i], "p" + i, "a" + i }
-					: new String[] { "p" + i, "a" + i };
+			// a Kotlin suspending function's names leave out its last parameter, the
+			// Continuation the compiler added
+			names[i] = (parameterNames != null && i < parameterNames.length)
+					? new String[] { parameterNames[i], "p" + i, "a" + i } : new String[] { "p" + i, "a" + i };
 		}
 		return names;
 	}

@@ -43,7 +43,9 @@ final class ReactiveLockInvoker {
 				operation.getIfLeaseLost() == IfLeaseLost.THROW, false);
 		Function<LockNotAcquiredException, Publisher<Object>> ifNotAcquired = (exception) -> {
 			try {
-				return publisher(notAcquired.handle(exception));
+				Object answer = notAcquired.handle(exception);
+				// a fallback of a suspending function answers its value, not a Mono
+				return (answer instanceof Publisher<?> || answer == null) ? publisher(answer) : Mono.just(answer);
 			}
 			catch (Throwable ex) {
 				return Flux.error(ex);

@@ -14,6 +14,11 @@ final class ReactiveTypes {
 
 	@Nullable private static final Class<?> flux = load("reactor.core.publisher.Flux");
 
+	// what Spring's AOP proxies need to hand a suspending function's call to an
+	// interceptor as a Mono, and to await the Mono it returns
+	private static final boolean coroutinesReactorPresent = mono != null
+			&& ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", ReactiveTypes.class.getClassLoader());
+
 	private ReactiveTypes() {
 	}
 
@@ -30,6 +35,14 @@ final class ReactiveTypes {
 	/** Whether the type is {@code Mono} or {@code Flux}, or one of their subtypes. */
 	static boolean isReactorType(Class<?> type) {
 		return (mono != null && mono.isAssignableFrom(type)) || (flux != null && flux.isAssignableFrom(type));
+	}
+
+	/**
+	 * Whether a Kotlin suspending function can be locked: Spring's proxy then invokes it
+	 * as a {@code Mono} and awaits what the interceptor returns.
+	 */
+	static boolean canLockSuspendingFunctions() {
+		return coroutinesReactorPresent;
 	}
 
 	@Nullable private static Class<?> load(String name) {

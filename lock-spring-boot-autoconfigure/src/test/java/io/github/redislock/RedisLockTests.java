@@ -19,6 +19,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 class RedisLockTests {
@@ -103,6 +104,66 @@ class RedisLockTests {
 		finally {
 			counted.close();
 		}
+	}
+
+	@Test
+	void reentryUnderTheWatchdogSendsNothingToRedisAndAFixedLeaseDoes() {
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = LockTestClients.recordCommands(factory);
+		RedisLockClient counted = RedisLockClient.builder(factory).build();
+		try {
+			RedisLock lock = counted.getLock(LockTestClients.uniqueName());
+			lock.lock();
+			commands.clear();
+			lock.lock();
+			assertThat(lock.tryLock()).isTrue();
+			lock.unlock();
+			lock.unlock();
+			assertThat(commands).as("nested holds under the watchdog").isEmpty();
+			// a fixed lease may lengthen the lock's expiry: Redis is asked
+			lock.lock(Duration.ofMinutes(5));
+			assertThat(commands).containsExactly("EVALSHA");
+			assertThat(lock.remainingLease()).isGreaterThan(Duration.ofMinutes(4));
+			lock.unlock();
+			commands.clear();
+			assertThat(lock.getHoldCount()).isOne();
+			lock.unlock();
+			assertThat(commands).as("the last release").contains("EVALSHA");
+			assertThat(lock.isLocked()).isFalse();
+		}
+		finally {
+			counted.close();
+		}
+	}
+
+	@Test
+	void aLeaseLostUnderLocalNestedHoldsIsReportedAtTheLastUnlock() {
+		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		lock.lock();
+		assertThat(this.clients.newClient().getLock(lock.getName()).forceUnlock()).isTrue();
+		// the nested release is this client's own count; the outermost one asks Redis
+		lock.unlock();
+		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(lock::unlock);
+		assertThat(lock.getHoldCount()).isZero();
+		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
+	}
+
+	@Test
+	void reentryAfterTheWatchdogFoundTheLeaseLostTakesTheLockAnew() {
+		RedisLockClient shortLeases = this.clients.newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT);
+		RedisLock lock = shortLeases.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		String key = "lock:{" + lock.getName() + "}";
+		long firstToken = lock.fencingToken();
+		// taken away behind the client's back: the watchdog's next renewal finds it gone
+		this.redisTemplate.delete(key);
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(shortLeases).watchdogCount() == 0);
+		lock.lock();
+		assertThat(lock.fencingToken()).as("a new acquisition, not a nested hold").isGreaterThan(firstToken);
+		assertThat(this.redisTemplate.hasKey(key)).isTrue();
+		lock.unlock();
+		assertThat(this.redisTemplate.hasKey(key)).isFalse();
 	}
 
 	@Test

@@ -89,6 +89,11 @@ final class Hold {
 		this.releasing = true;
 	}
 
+	/** Whether the hold was found lost. */
+	boolean isLost() {
+		return this.lost.get();
+	}
+
 	/**
 	 * Records that the hold was found lost.
 	 * @return whether this is the first time, so that one loss is reported once, whether

@@ -112,7 +112,12 @@ final class LockEngine implements AutoCloseable {
 	@Nullable private Hold acquireObserved(LockKeys keys, Owner owner, Wait wait, Lease lease, boolean interruptible)
 			throws InterruptedException {
 		long start = System.nanoTime();
-		boolean firstHold = this.holds.get(keys, owner) == null;
+		Hold held = this.holds.get(keys, owner);
+		if (held != null && reentersLocally(held, lease)) {
+			held.count(held.count() + 1);
+			return held;
+		}
+		boolean firstHold = held == null;
 		boolean claimed = firstHold && this.settlements.claim(keys, owner);
 		LockReply.Granted granted;
 		try {
@@ -215,6 +220,12 @@ final class LockEngine implements AutoCloseable {
 	}
 
 	private void release(Hold hold, long holdAtLeastMillis) {
+		if (hold.count() > 1 && !hold.isLost()) {
+			// the nested holds are this client's own count: Redis keeps the lock for the
+			// outermost one, and the last release sends the count it still has (1)
+			hold.count(hold.count() - 1);
+			return;
+		}
 		if (hold.count() == 1) {
 			hold.releasing();
 		}
@@ -433,6 +444,14 @@ final class LockEngine implements AutoCloseable {
 		this.settlements.close();
 		this.watchdog.close();
 		this.subscriptions.close();
+	}
+
+	// Re-entry under the watchdog asks Redis nothing: the watchdog keeps the lease, and a
+	// release sends the owner's own count, which Redis takes over (see unlock.lua), so
+	// nested holds need no trace there. A fixed lease goes to Redis, which may lengthen
+	// the lock's expiry; a hold found lost goes there too, to be taken anew or reported.
+	private static boolean reentersLocally(Hold held, Lease lease) {
+		return lease.watchdog() && held.lease().watchdog() && !held.isLost() && !held.isReleasing();
 	}
 
 	private Hold onAcquired(LockKeys keys, Owner owner, long token, Lease lease, long start) {

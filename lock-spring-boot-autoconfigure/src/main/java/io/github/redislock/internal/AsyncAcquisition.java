@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -20,8 +21,11 @@ import io.github.redislock.RedisLockException;
  * <p>
  * Its {@link #result() result} may be cancelled at any time: the acquisition then leaves
  * the queue and the subscription, and a grant that was on its way is released in the
- * background. Replies are handled on the client's async thread, never on Lettuce's event
- * loop, so a continuation that calls Redis cannot stall it.
+ * background. Everything that may send a command runs on the client's async thread. A
+ * grant completes the result on the given continuations executor: the client's async
+ * thread, so that what a caller chains to the result never runs on Lettuce's event loop;
+ * or, for a caller that moves its results elsewhere itself (the reactive client),
+ * directly where the grant arrived, which saves a thread hop. Nothing here blocks.
  */
 final class AsyncAcquisition implements WaitQueue.Waiter {
 
@@ -45,7 +49,11 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private final Settlements settlements;
 
+	// its timers, wake-ups, and replies other than a grant
 	private final ScheduledExecutorService executor;
+
+	// where a grant is handled
+	private final Executor continuations;
 
 	private final CompletableFuture<LockReply.Granted> result = new CompletableFuture<>();
 
@@ -65,7 +73,8 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	@Nullable private RedisLockException refusal;
 
 	AsyncAcquisition(LockKeys keys, Owner owner, Lease lease, Wait wait, LockCommands commands, WaitQueues queues,
-			ReleaseSubscriptions subscriptions, Settlements settlements, ScheduledExecutorService executor) {
+			ReleaseSubscriptions subscriptions, Settlements settlements, ScheduledExecutorService executor,
+			Executor continuations) {
 		this.keys = keys;
 		this.owner = owner;
 		this.lease = lease;
@@ -75,6 +84,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		this.subscriptions = subscriptions;
 		this.settlements = settlements;
 		this.executor = executor;
+		this.continuations = continuations;
 	}
 
 	/**
@@ -100,8 +110,19 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		if (this.result.isDone()) {
 			return;
 		}
-		this.commands.acquireAsync(this.keys, this.owner, this.lease, budget())
-			.whenCompleteAsync(this::onReply, this.executor);
+		this.commands.acquireAsync(this.keys, this.owner, this.lease, budget()).whenComplete((reply, failure) -> {
+			// A grant sends nothing more: it may be handled where it arrived. Any other
+			// reply may lead to a command (a SUBSCRIBE, the next attempt), which must not
+			// be sent from Lettuce's event loop: Lettuce may wait there for its writer
+			// lock.
+			Executor next = (reply instanceof LockReply.Granted) ? this.continuations : this.executor;
+			try {
+				next.execute(() -> onReply(reply, failure));
+			}
+			catch (RejectedExecutionException closed) {
+				this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			}
+		});
 	}
 
 	private void onReply(@Nullable LockReply reply, @Nullable Throwable failure) {
@@ -214,6 +235,9 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	@Override
 	public void wake() {
 		try {
+			// never directly on the thread delivering the release (Lettuce's event loop):
+			// an attempt may need a connection, and making one there would wait for
+			// itself
 			this.executor.execute(() -> {
 				if (stopSleeping()) {
 					attempt();

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -126,10 +127,21 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	@Override
 	public CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime) {
+		return acquireAsync(name, waitTime, leaseTime, null);
+	}
+
+	/**
+	 * Acquires as {@link #acquireAsync(String, Duration, Duration)} does; with
+	 * {@code continuations}, the future completes there (Lettuce's event loop, for a
+	 * direct executor) rather than on the client's async thread.
+	 */
+	CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
+			@Nullable Executor continuations) {
 		LockKeys keys = keys(name);
 		Wait wait = wait(name, waitTime);
 		Lease lease = lease(name, leaseTime);
-		CompletableFuture<Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait, lease);
+		CompletableFuture<Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait, lease,
+				continuations);
 		CompletableFuture<LockHandle> handle = new CompletableFuture<>();
 		acquiring.whenComplete((hold, failure) -> {
 			if (failure != null) {
@@ -139,8 +151,10 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 				handle.completeExceptionally(new LockNotAcquiredException(name, waitTime));
 			}
 			else if (!handle.complete(new DefaultLockHandle(this.engine, hold))) {
-				// cancelled just now: give it back
-				this.engine.releaseAsync(hold, 0);
+				// cancelled just now: give it back (not from where the grant arrived,
+				// which
+				// may be Lettuce's event loop)
+				this.engine.giveBack(hold);
 			}
 		});
 		handle.whenComplete((acquired, failure) -> {

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -143,14 +145,27 @@ final class LockEngine implements AutoCloseable {
 	 * without the lock
 	 */
 	CompletableFuture<Hold> acquireAsync(LockKeys keys, Owner owner, Wait wait, Lease lease) {
+		return acquireAsync(keys, owner, wait, lease, null);
+	}
+
+	/**
+	 * Acquires as {@link #acquireAsync(LockKeys, Owner, Wait, Lease)} does, handling
+	 * replies and wake-ups on the given executor instead of the client's async thread.
+	 * @param continuations where the acquisition continues, or {@code null} for the
+	 * client's async thread; must not block
+	 */
+	CompletableFuture<Hold> acquireAsync(LockKeys keys, Owner owner, Wait wait, Lease lease,
+			@Nullable Executor continuations) {
 		if (this.closed) {
 			return CompletableFuture.failedFuture(
 					new IllegalStateException("The lock client is closed; cannot acquire lock '" + keys.name() + "'"));
 		}
 		long start = System.nanoTime();
 		Observation observation = this.observations.startAcquire(keys);
+		ScheduledExecutorService asyncExecutor = asyncExecutor();
 		AsyncAcquisition acquisition = new AsyncAcquisition(keys, owner, lease, wait, this.commands, this.queues,
-				this.subscriptions, this.settlements, asyncExecutor());
+				this.subscriptions, this.settlements, asyncExecutor,
+				(continuations != null) ? continuations : asyncExecutor);
 		CompletableFuture<LockReply.Granted> granted = acquisition.start();
 		CompletableFuture<Hold> hold = new CompletableFuture<>();
 		granted.whenComplete((grant, failure) -> {
@@ -256,6 +271,20 @@ final class LockEngine implements AutoCloseable {
 				released(hold, reply);
 				return null;
 			});
+	}
+
+	/**
+	 * Releases a hold nobody wants any more (its acquisition was cancelled as it was
+	 * granted) on the client's async thread; a failure is left to the settlements.
+	 */
+	void giveBack(Hold hold) {
+		try {
+			asyncExecutor().execute(() -> releaseAsync(hold, 0).exceptionally((ex) -> null));
+		}
+		catch (RejectedExecutionException closed) {
+			forget(hold, null);
+			this.settlements.settle(hold.keys(), hold.owner(), Settlements.Reason.RELEASE);
+		}
 	}
 
 	/** Checks a {@code holdAtLeast} argument. */

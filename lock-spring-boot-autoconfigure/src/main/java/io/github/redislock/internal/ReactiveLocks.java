@@ -151,7 +151,12 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	// publishOn would drop it silently.
 	private Mono<LockHandle> acquireChecked(String name, Duration waitTime, @Nullable Duration leaseTime) {
 		return Mono.<LockHandle>create((sink) -> {
-			CompletableFuture<LockHandle> acquiring = this.client.acquireAsync(name, waitTime, leaseTime);
+			// this client's own continues where Redis answers, and the result moves to
+			// the
+			// scheduler below: one thread hop per acquisition instead of two
+			CompletableFuture<LockHandle> acquiring = (this.client instanceof DefaultRedisLockClient own)
+					? own.acquireAsync(name, waitTime, leaseTime, Runnable::run)
+					: this.client.acquireAsync(name, waitTime, leaseTime);
 			AtomicBoolean cancelled = new AtomicBoolean();
 			sink.onCancel(() -> {
 				cancelled.set(true);

@@ -20,8 +20,6 @@ import io.github.redislock.RedisLockClient;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,7 +28,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.EnableAsync;
 
@@ -51,21 +48,8 @@ class AsyncDistributedLockTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private LettuceConnectionFactory otherConnection;
-
-	private RedisLockClient otherProcess;
-
-	@BeforeEach
-	void startOtherProcess() {
-		this.otherConnection = redis.newConnectionFactory();
-		this.otherProcess = RedisLockClient.builder(this.otherConnection).build();
-	}
-
-	@AfterEach
-	void stopOtherProcess() {
-		this.otherProcess.close();
-		this.otherConnection.destroy();
-	}
+	@RegisterExtension
+	final OtherProcess otherProcess = new OtherProcess(redis);
 
 	@Test
 	void holdsTheLockUntilTheFutureCompletesWhileAnotherCallerWaits() throws Exception {
@@ -155,7 +139,7 @@ class AsyncDistributedLockTests {
 			assertThat(result.cancel(true)).isTrue();
 			assertThat(work).isCancelled();
 			await().atMost(TIMEOUT).until(() -> !lock(id).isLocked());
-			assertThat(this.otherProcess.tryAcquire(name(id), Duration.ZERO, null))
+			assertThat(this.otherProcess.client().tryAcquire(name(id), Duration.ZERO, null))
 				.hasValueSatisfying(LockHandle::release);
 		});
 	}
@@ -187,7 +171,7 @@ class AsyncDistributedLockTests {
 		run((context) -> {
 			String id = unique();
 			AsyncOrders orders = context.getBean(AsyncOrders.class);
-			try (LockHandle elsewhere = this.otherProcess.acquire(name(id), Duration.ZERO, null)) {
+			try (LockHandle elsewhere = this.otherProcess.client().acquire(name(id), Duration.ZERO, null)) {
 				assertThat(orders.noWait(id)).failsWithin(TIMEOUT)
 					.withThrowableOfType(ExecutionException.class)
 					.havingCause()
@@ -208,7 +192,7 @@ class AsyncDistributedLockTests {
 			String a = unique();
 			String b = unique();
 			AsyncOrders orders = context.getBean(AsyncOrders.class);
-			try (LockHandle elsewhere = this.otherProcess.acquire("account:" + b, Duration.ZERO, null)) {
+			try (LockHandle elsewhere = this.otherProcess.client().acquire("account:" + b, Duration.ZERO, null)) {
 				assertThat(orders.transfer(List.of(a, b), new CompletableFuture<>())).failsWithin(TIMEOUT)
 					.withThrowableOfType(ExecutionException.class)
 					.havingCause()

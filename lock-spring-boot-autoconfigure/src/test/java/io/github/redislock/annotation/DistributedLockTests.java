@@ -26,8 +26,6 @@ import io.github.redislock.annotation.LockedServices.SkippingService;
 import io.github.redislock.annotation.LockedServices.TenantContext;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.testsupport.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,7 +37,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -56,21 +53,8 @@ class DistributedLockTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private LettuceConnectionFactory otherConnection;
-
-	private RedisLockClient otherProcess;
-
-	@BeforeEach
-	void startOtherProcess() {
-		this.otherConnection = redis.newConnectionFactory();
-		this.otherProcess = RedisLockClient.builder(this.otherConnection).build();
-	}
-
-	@AfterEach
-	void stopOtherProcess() {
-		this.otherProcess.close();
-		this.otherConnection.destroy();
-	}
+	@RegisterExtension
+	final OtherProcess otherProcess = new OtherProcess(redis);
 
 	@Test
 	void keyByParameterNameLocksNamePlusValue() {

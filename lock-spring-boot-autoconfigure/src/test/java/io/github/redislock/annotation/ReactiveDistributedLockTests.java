@@ -16,8 +16,6 @@ import io.github.redislock.RedisLockClient;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Publisher;
@@ -33,7 +31,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -51,21 +48,8 @@ class ReactiveDistributedLockTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private LettuceConnectionFactory otherConnection;
-
-	private RedisLockClient otherProcess;
-
-	@BeforeEach
-	void startOtherProcess() {
-		this.otherConnection = redis.newConnectionFactory();
-		this.otherProcess = RedisLockClient.builder(this.otherConnection).build();
-	}
-
-	@AfterEach
-	void stopOtherProcess() {
-		this.otherProcess.close();
-		this.otherConnection.destroy();
-	}
+	@RegisterExtension
+	final OtherProcess otherProcess = new OtherProcess(redis);
 
 	@Test
 	void theLockIsTakenOnSubscriptionHeldWhileTheMethodRunsAndFreeWhenTheMonoCompletes() {

@@ -114,20 +114,20 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 				return Flux.defer(action);
 			}
 			Flux<T> run = Flux.<T>defer(action).contextWrite((inner) -> inner.put(HELD, Set.copyOf(holding)));
-			long deadline = System.nanoTime() + waitTime.toNanos();
-			return underLocks(toTake, 0, deadline, waitTime, leaseTime, policy, run).onErrorResume(NotAcquired.class,
+			long start = System.nanoTime();
+			return underLocks(toTake, 0, start, waitTime, leaseTime, policy, run).onErrorResume(NotAcquired.class,
 					(notAcquired) -> ifNotAcquired.apply(notAcquired.exception));
 		});
 	}
 
-	private <T> Flux<T> underLocks(List<String> names, int index, long deadline, Duration waitTime,
+	private <T> Flux<T> underLocks(List<String> names, int index, long start, Duration waitTime,
 			@Nullable Duration leaseTime, ReleasePolicy policy, Flux<T> run) {
 		if (index == names.size()) {
 			return run;
 		}
 		String name = names.get(index);
 		Mono<LockHandle> acquisition = Mono
-			.defer(() -> acquireChecked(name, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), leaseTime))
+			.defer(() -> acquireChecked(name, remaining(waitTime, start), leaseTime))
 			// the configured wait in the message, not what was left of it for this lock
 			.onErrorMap(LockNotAcquiredException.class,
 					(ex) -> new NotAcquired(new LockNotAcquiredException(name, waitTime)));
@@ -136,7 +136,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		AtomicReference<Throwable> failedRelease = new AtomicReference<>();
 		return Flux
 			.usingWhen(acquisition,
-					(handle) -> underLocks(names, index + 1, deadline, waitTime, leaseTime, policy, run),
+					(handle) -> underLocks(names, index + 1, start, waitTime, leaseTime, policy, run),
 					(handle) -> release(handle, null, policy, failedRelease),
 					(handle, failure) -> release(handle, failure, policy, failedRelease),
 					(handle) -> release(handle, new CancelledWhileHeld(), policy, failedRelease))
@@ -210,6 +210,12 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			logger.warn(unwrap(ex).getMessage());
 			return null;
 		});
+	}
+
+	// what is left of one wait shared by several locks; a wait of centuries stays one
+	private static Duration remaining(Duration waitTime, long start) {
+		Duration remaining = waitTime.minusNanos(System.nanoTime() - start);
+		return remaining.isNegative() ? Duration.ZERO : remaining;
 	}
 
 	private static Throwable unwrap(Throwable failure) {

@@ -234,8 +234,9 @@ class ReactiveLockTests {
 			.isThrownBy(() -> reactive.withLock("a", LONG_WAIT, Duration.ZERO, Flux.empty()))
 			.withMessage("leaseTime of lock 'a' must be at least 1ms, was PT0S");
 		// a wait of centuries is a long wait, not an overflow
-		assertThat(reactive.withLock(LockTestClients.uniqueName(), Duration.ofSeconds(Long.MAX_VALUE), null,
-				Mono.just("waited")).block(LONG_WAIT)).isEqualTo("waited");
+		assertThat(reactive
+			.withLock(LockTestClients.uniqueName(), Duration.ofSeconds(Long.MAX_VALUE), null, Mono.just("waited"))
+			.block(LONG_WAIT)).isEqualTo("waited");
 	}
 
 	@Test

@@ -126,8 +126,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			return run;
 		}
 		String name = names.get(index);
-		Mono<LockHandle> acquisition = Mono
-			.defer(() -> acquireChecked(name, remaining(waitTime, start), leaseTime))
+		Mono<LockHandle> acquisition = Mono.defer(() -> acquireChecked(name, remaining(waitTime, start), leaseTime))
 			// the configured wait in the message, not what was left of it for this lock
 			.onErrorMap(LockNotAcquiredException.class,
 					(ex) -> new NotAcquired(new LockNotAcquiredException(name, waitTime)));
@@ -135,8 +134,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		// signalled by usingWhen's clean-up would reach the subscriber wrapped
 		AtomicReference<Throwable> failedRelease = new AtomicReference<>();
 		return Flux
-			.usingWhen(acquisition,
-					(handle) -> underLocks(names, index + 1, start, waitTime, leaseTime, policy, run),
+			.usingWhen(acquisition, (handle) -> underLocks(names, index + 1, start, waitTime, leaseTime, policy, run),
 					(handle) -> release(handle, null, policy, failedRelease),
 					(handle, failure) -> release(handle, failure, policy, failedRelease),
 					(handle) -> release(handle, new CancelledWhileHeld(), policy, failedRelease))

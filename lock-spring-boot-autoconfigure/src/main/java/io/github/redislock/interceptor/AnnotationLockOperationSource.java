@@ -131,6 +131,11 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 	}
 
 	@Nullable private LockOperation computeOperation(Method method, @Nullable Class<?> targetClass) {
+		if (method.isSynthetic() && !method.isBridge()) {
+			// written by a compiler, not by the user, though it may carry the user's
+			// annotations: Kotlin's static <name>$suspendImpl behind an open suspend fun
+			return null;
+		}
 		Method specificMethod = AopUtils.getMostSpecificMethod(method, targetClass);
 		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specificMethod, DistributedLock.class);
 		if (annotation == null && specificMethod != method) {

@@ -5,6 +5,7 @@ import io.github.redislock.RedisLockClient
 import io.github.redislock.annotation.DistributedLock
 import io.github.redislock.annotation.IfLocked
 import io.github.redislock.autoconfigure.RedisLockTestContexts
+import io.github.redislock.interceptor.AnnotationLockOperationSource
 import io.github.redislock.internal.LockInspector
 import io.github.redislock.testsupport.RedisServerExtension
 import kotlinx.coroutines.CompletableDeferred
@@ -127,6 +128,16 @@ class SuspendDistributedLockTests {
 			runBlocking { context.getBean(SuspendingOrders::class.java).fail(id) }
 		}.withMessage("out of stock")
 		awaitFree(id)
+	}
+
+	// Kotlin compiles an open suspend fun into the method and a static synthetic
+	// <name>$suspendImpl that carries the same annotations; Spring's pointcut sees both
+	// (in an order that varies), and the static one must not fail start-up
+	@Test
+	fun theCompilersStaticSuspendImplIsNoLockedMethod() {
+		val impl = SuspendingOuter::class.java.declaredMethods.first { it.name.endsWith("\$suspendImpl") }
+		val source = AnnotationLockOperationSource(Duration.ofSeconds(1), null)
+		assertThat(source.getLockOperation(impl, SuspendingOuter::class.java)).isNull()
 	}
 
 	private fun lock(id: String) = otherProcess.getLock("order:$id")

@@ -76,7 +76,7 @@ class AsyncAcquireTests {
 		CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
 		assertThat(acquired).hasValue(1000);
 		assertThat(overlaps).hasValue(0);
-		assertNothingLeftBehind(client);
+		LockTestClients.assertNothingLeftBehind(client);
 	}
 
 	@Test
@@ -127,7 +127,7 @@ class AsyncAcquireTests {
 		assertThat(acquired).hasPositiveValue();
 		assertThat(cancelled).hasPositiveValue();
 		assertThat(timedOut).hasPositiveValue();
-		assertNothingLeftBehind(client);
+		LockTestClients.assertNothingLeftBehind(client);
 		for (String name : names) {
 			assertThat(redis.command("EXISTS", "lock:{" + name + "}")).isEqualTo("0");
 		}
@@ -143,7 +143,7 @@ class AsyncAcquireTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
 		assertThat(waiting.cancel(false)).isTrue();
 		holder.unlock();
-		assertNothingLeftBehind(client);
+		LockTestClients.assertNothingLeftBehind(client);
 		assertThat(redis.command("EXISTS", "lock:{" + name + "}")).isEqualTo("0");
 	}
 
@@ -158,7 +158,7 @@ class AsyncAcquireTests {
 			.withCauseInstanceOf(LockNotAcquiredException.class)
 			.withMessageContaining("Could not acquire lock '" + name + "' within 300ms");
 		holder.unlock();
-		assertNothingLeftBehind(client);
+		LockTestClients.assertNothingLeftBehind(client);
 	}
 
 	@Test
@@ -215,16 +215,6 @@ class AsyncAcquireTests {
 			.withCauseInstanceOf(LockNotAcquiredException.class);
 		assertThat(runs).hasValue(0);
 		holder.unlock();
-	}
-
-	private static void assertNothingLeftBehind(RedisLockClient client) {
-		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			assertThat(LockTestClients.inspector(client).waitingCount()).as("waiting").isZero();
-			assertThat(LockTestClients.inspector(client).heldCount()).as("held").isZero();
-			assertThat(LockTestClients.inspector(client).settlingCount()).as("settling").isZero();
-			assertThat(LockTestClients.inspector(client).watchdogCount()).as("renewed").isZero();
-			assertThat(LockTestClients.inspector(client).subscribedCount()).as("subscribed").isZero();
-		});
 	}
 
 	private static Throwable unwrap(Throwable failure) {

@@ -11,7 +11,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.redislock.internal.LockInspector;
-import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisServerExtension;
 import io.github.redislock.testsupport.RedisServers;
 import io.lettuce.core.event.command.CommandListener;
@@ -23,6 +22,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Creates lock clients against a test's own Redis, as separate processes would have them
@@ -124,6 +125,20 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		long releasedAt = System.nanoTime();
 		holder.unlock();
 		return Duration.ofNanos(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);
+	}
+
+	/**
+	 * Waits until the client holds, waits for, settles, renews and subscribes to nothing
+	 * any more.
+	 */
+	static void assertNothingLeftBehind(RedisLockClient client) {
+		Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			assertThat(inspector(client).waitingCount()).as("waiting").isZero();
+			assertThat(inspector(client).heldCount()).as("held").isZero();
+			assertThat(inspector(client).settlingCount()).as("settling").isZero();
+			assertThat(inspector(client).watchdogCount()).as("renewed").isZero();
+			assertThat(inspector(client).subscribedCount()).as("subscribed").isZero();
+		});
 	}
 
 	static String uniqueName() {

@@ -15,6 +15,19 @@ final class CommandStats {
 	private CommandStats() {
 	}
 
+	/**
+	 * Resets the stats when measuring starts, from a thread of its own; join it before
+	 * reading them.
+	 */
+	static Thread resetAt(RedisServer redis, long measureFromMillis) {
+		Thread reset = new Thread(() -> {
+			CycleScenario.sleepUntil(measureFromMillis);
+			reset(redis);
+		});
+		reset.start();
+		return reset;
+	}
+
 	static void reset(RedisServer redis) {
 		redis.command("CONFIG", "RESETSTAT");
 	}

@@ -28,11 +28,7 @@ final class ContendedScenario implements ContentionScenario {
 			shared.reset();
 			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
 			long end = measureFrom + run.toMillis();
-			Thread statsReset = new Thread(() -> {
-				CycleScenario.sleepUntil(measureFrom);
-				CommandStats.reset(redis);
-			});
-			statsReset.start();
+			Thread statsReset = CommandStats.resetAt(redis, measureFrom);
 			String name = ContentionStep.LOCK_NAME + ":" + library.name();
 			TimedLoop.Result result = TimedLoop.run(this.threads, measureFrom, end,
 					(thread) -> new ContentionStep(locks, shared, name));

@@ -55,12 +55,7 @@ final class CycleScenario implements Scenario {
 		try (LockLibrary locks = library.connect(redis)) {
 			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
 			long end = measureFrom + run.toMillis();
-			// reset the stats when measuring starts, from a thread of its own
-			Thread statsReset = new Thread(() -> {
-				sleepUntil(measureFrom);
-				CommandStats.reset(redis);
-			});
-			statsReset.start();
+			Thread statsReset = CommandStats.resetAt(redis, measureFrom);
 			TimedLoop.Result result = TimedLoop.run(this.threads, measureFrom, end, (thread) -> {
 				String name = "bench:cycle:" + library.name() + ":" + thread;
 				return (measuring) -> {

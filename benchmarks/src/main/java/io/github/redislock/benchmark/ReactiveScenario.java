@@ -59,11 +59,7 @@ final class ReactiveScenario implements Scenario {
 			shared.reset();
 			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
 			long end = measureFrom + run.toMillis();
-			Thread statsReset = new Thread(() -> {
-				CycleScenario.sleepUntil(measureFrom);
-				CommandStats.reset(redis);
-			});
-			statsReset.start();
+			Thread statsReset = CommandStats.resetAt(redis, measureFrom);
 			List<Pipeline> pipelines = new ArrayList<>();
 			for (int i = 0; i < this.concurrency; i++) {
 				String name = "bench:reactive:" + library.name() + (this.contended ? "" : ":" + i);

@@ -151,9 +151,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 				handle.completeExceptionally(new LockNotAcquiredException(name, waitTime));
 			}
 			else if (!handle.complete(new DefaultLockHandle(this.engine, hold))) {
-				// cancelled just now: give it back (not from where the grant arrived,
-				// which
-				// may be Lettuce's event loop)
+				// cancelled just now: give it back, from the client's own thread (a
+				// grant may arrive on Lettuce's event loop)
 				this.engine.giveBack(hold);
 			}
 		});
@@ -242,28 +241,18 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	private LockKeys keys(String name) {
-		Assert.notNull(name, "Lock name must not be null");
-		String problem = LockNames.problem(name);
-		if (problem != null) {
-			throw new IllegalArgumentException("Lock name " + LockNames.quote(name) + " " + problem);
-		}
+		LockArguments.checkName(name);
 		return LockKeys.of(this.keyPrefix, name);
 	}
 
 	private static Wait wait(String name, Duration waitTime) {
-		Assert.notNull(waitTime, () -> "waitTime of lock '" + name + "' must not be null");
-		Assert.isTrue(!waitTime.isNegative(),
-				() -> "waitTime of lock '" + name + "' must not be negative, was " + waitTime);
+		LockArguments.checkWaitTime(name, waitTime);
 		return Wait.of(waitTime);
 	}
 
 	private Lease lease(String name, @Nullable Duration leaseTime) {
-		if (leaseTime == null) {
-			return this.watchdogLease;
-		}
-		Assert.isTrue(leaseTime.toMillis() > 0,
-				() -> "leaseTime of lock '" + name + "' must be at least 1ms, was " + leaseTime);
-		return Lease.fixed(leaseTime.toMillis());
+		LockArguments.checkLeaseTime(name, leaseTime);
+		return (leaseTime != null) ? Lease.fixed(leaseTime.toMillis()) : this.watchdogLease;
 	}
 
 	// On a cluster, renew in per-slot batches (a script's keys must share a slot).

@@ -149,10 +149,10 @@ final class LockEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Acquires as {@link #acquireAsync(LockKeys, Owner, Wait, Lease)} does, handling
-	 * replies and wake-ups on the given executor instead of the client's async thread.
-	 * @param continuations where the acquisition continues, or {@code null} for the
-	 * client's async thread; must not block
+	 * Acquires as {@link #acquireAsync(LockKeys, Owner, Wait, Lease)} does, completing
+	 * with a grant on the given executor instead of the client's async thread.
+	 * @param continuations where a grant completes the future (a direct executor: where
+	 * Redis' answer arrived), or {@code null} for the client's async thread
 	 */
 	CompletableFuture<Hold> acquireAsync(LockKeys keys, Owner owner, Wait wait, Lease lease,
 			@Nullable Executor continuations) {

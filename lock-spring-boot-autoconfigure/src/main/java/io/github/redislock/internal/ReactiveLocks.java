@@ -69,21 +69,21 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	@Override
 	public Mono<LockHandle> acquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		check(name, waitTime, leaseTime);
+		LockArguments.check(name, waitTime, leaseTime);
 		return acquireChecked(name, waitTime, leaseTime);
 	}
 
 	@Override
 	public <T> Mono<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
 		Assert.notNull(action, "action must not be null");
-		check(name, waitTime, leaseTime);
+		LockArguments.check(name, waitTime, leaseTime);
 		return withLocks(List.of(name), waitTime, leaseTime, CLIENT_POLICY, () -> action, Flux::error).singleOrEmpty();
 	}
 
 	@Override
 	public <T> Flux<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
 		Assert.notNull(action, "action must not be null");
-		check(name, waitTime, leaseTime);
+		LockArguments.check(name, waitTime, leaseTime);
 		return withLocks(List.of(name), waitTime, leaseTime, CLIENT_POLICY, () -> action, Flux::error);
 	}
 
@@ -218,19 +218,6 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	private static Throwable unwrap(Throwable failure) {
 		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
-	}
-
-	private static void check(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		Assert.notNull(name, "Lock name must not be null");
-		String problem = LockNames.problem(name);
-		if (problem != null) {
-			throw new IllegalArgumentException("Lock name " + LockNames.quote(name) + " " + problem);
-		}
-		Assert.notNull(waitTime, () -> "waitTime of lock '" + name + "' must not be null");
-		Assert.isTrue(!waitTime.isNegative(),
-				() -> "waitTime of lock '" + name + "' must not be negative, was " + waitTime);
-		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0,
-				() -> "leaseTime of lock '" + name + "' must be at least 1ms, was " + leaseTime);
 	}
 
 	@Override

@@ -37,7 +37,7 @@ class AclTests {
 
 	/** The commands of the README's ACL rule, for the default key prefix. */
 	static final List<String> COMMANDS = List.of("evalsha", "eval", "hset", "hget", "hexists", "hgetall", "exists",
-			"pttl", "pexpire", "incr", "del", "publish", "subscribe", "unsubscribe");
+			"pttl", "pexpire", "incrby", "del", "publish", "subscribe", "unsubscribe");
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();

@@ -61,8 +61,11 @@ class RedisLockTests {
 		String key = "lock:{" + lock.getName() + "}";
 		assertThat(this.redisTemplate.type(key).code()).isEqualTo("hash");
 		java.util.Map<String, String> fields = this.redisTemplate.<String, String>opsForHash().entries(key);
-		assertThat(fields).hasSize(2).containsEntry("token", Long.toString(lock.fencingToken()));
+		assertThat(fields).hasSize(3).containsEntry("token", Long.toString(lock.fencingToken()));
 		fields.remove("token");
+		// the holder's client, so that another client's waiter can mark the lock
+		// contended
+		assertThat(fields.remove("client")).matches("[0-9a-f-]{36}:");
 		assertThat(fields.keySet().iterator().next()).matches("[0-9a-f-]{36}:" + Thread.currentThread().getId());
 		assertThat(fields.values()).containsExactly("1");
 		assertThat(this.redisTemplate.getExpire(key, TimeUnit.MILLISECONDS)).isBetween(10_000L, 12_345L);

@@ -57,6 +57,7 @@ public final class RedisLockAutoConfiguration {
 			.keyPrefix(properties.getKeyPrefix())
 			.watchdogTimeout(properties.getWatchdogTimeout())
 			.commandTimeout(properties.getCommandTimeout())
+			.maxLocalPasses(properties.getMaxLocalPasses())
 			.leaseLostListener(eventPublisher::publishEvent);
 		RedisLockProperties.ReplicaAcknowledgement acknowledgement = properties.getReplicaAcknowledgement();
 		if (acknowledgement.getReplicas() > 0) {

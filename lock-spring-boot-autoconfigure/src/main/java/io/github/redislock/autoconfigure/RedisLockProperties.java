@@ -62,6 +62,14 @@ public class RedisLockProperties {
 	private Duration commandTimeout = Duration.ofSeconds(2);
 
 	/**
+	 * How many times in a row a lock may pass from one thread of this application to
+	 * another waiting for it without being freed in Redis, while other applications'
+	 * threads wait for it too. Passing goes on while nobody else waits. 0 frees every
+	 * lock in Redis at its release.
+	 */
+	private int maxLocalPasses = 8;
+
+	/**
 	 * Order of the @DistributedLock advice among other advice (lower runs first, i.e.
 	 * outside). The default puts the lock outside @Transactional, so a transaction
 	 * commits before its lock is released.
@@ -127,6 +135,16 @@ public class RedisLockProperties {
 		Assert.isTrue(commandTimeout != null && commandTimeout.toMillis() >= 10,
 				() -> "redis-lock.command-timeout must be at least 10ms, was " + commandTimeout);
 		this.commandTimeout = commandTimeout;
+	}
+
+	public int getMaxLocalPasses() {
+		return this.maxLocalPasses;
+	}
+
+	public void setMaxLocalPasses(int maxLocalPasses) {
+		Assert.isTrue(maxLocalPasses >= 0,
+				() -> "redis-lock.max-local-passes must not be negative, was " + maxLocalPasses);
+		this.maxLocalPasses = maxLocalPasses;
 	}
 
 	public int getAspectOrder() {

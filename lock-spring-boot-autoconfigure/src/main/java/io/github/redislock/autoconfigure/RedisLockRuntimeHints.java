@@ -21,7 +21,8 @@ import org.springframework.util.ClassUtils;
  */
 class RedisLockRuntimeHints implements RuntimeHintsRegistrar {
 
-	static final String[] SCRIPTS = { "lock.lua", "unlock.lua", "extend.lua", "renew.lua", "force-unlock.lua" };
+	static final String[] SCRIPTS = { "lock.lua", "unlock.lua", "pass.lua", "extend.lua", "renew.lua",
+			"force-unlock.lua" };
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

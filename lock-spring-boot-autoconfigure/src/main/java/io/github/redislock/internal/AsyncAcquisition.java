@@ -110,19 +110,23 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		if (this.result.isDone()) {
 			return;
 		}
-		this.commands.acquireAsync(this.keys, this.owner, this.lease, budget()).whenComplete((reply, failure) -> {
-			// A grant sends nothing more: it may be handled where it arrived. Any other
-			// reply may lead to a command (a SUBSCRIBE, the next attempt), which must not
-			// be sent from Lettuce's event loop: Lettuce may wait there for its writer
-			// lock.
-			Executor next = (reply instanceof LockReply.Granted) ? this.continuations : this.executor;
-			try {
-				next.execute(() -> onReply(reply, failure));
-			}
-			catch (RejectedExecutionException closed) {
-				this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
-			}
-		});
+		this.commands.acquireAsync(this.keys, this.owner, this.lease, !this.wait.isNone(), budget())
+			.whenComplete((reply, failure) -> {
+				// A grant sends nothing more: it may be handled where it arrived. Any
+				// other
+				// reply may lead to a command (a SUBSCRIBE, the next attempt), which must
+				// not
+				// be sent from Lettuce's event loop: Lettuce may wait there for its
+				// writer
+				// lock.
+				Executor next = (reply instanceof LockReply.Granted) ? this.continuations : this.executor;
+				try {
+					next.execute(() -> onReply(reply, failure));
+				}
+				catch (RejectedExecutionException closed) {
+					this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+				}
+			});
 	}
 
 	private void onReply(@Nullable LockReply reply, @Nullable Throwable failure) {

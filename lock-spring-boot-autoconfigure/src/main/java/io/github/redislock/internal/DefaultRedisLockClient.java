@@ -46,6 +46,13 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 			DefaultRedisLockClient.class.getClassLoader())
 			&& ClassUtils.isPresent("io.lettuce.core.RedisClient", DefaultRedisLockClient.class.getClassLoader());
 
+	/**
+	 * How long a lock freed while another client waits stays reserved for the other
+	 * clients: the time their waiters need to hear of the release and ask for it. Only if
+	 * none does (it gave up meanwhile) does the lock stay idle that long.
+	 */
+	static final long YIELD_MILLIS = 20;
+
 	private final String keyPrefix;
 
 	private final String clientId = UUID.randomUUID().toString();
@@ -53,6 +60,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	private final LockEngine engine;
 
 	private final Lease watchdogLease;
+
+	private final int maxLocalPasses;
 
 	@Nullable private final LockMeters meters;
 
@@ -64,11 +73,13 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	 * @param acknowledgingReplicas how many replicas must acknowledge an acquisition, 0
 	 * for none
 	 * @param acknowledgementTimeout how long to wait for them
+	 * @param maxLocalPasses how many times in a row a lock may pass between this client's
+	 * owners while other clients wait, 0 to free every lock in Redis at its release
 	 */
 	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
 			Duration commandTimeout, Consumer<LeaseLostEvent> leaseLostListener,
 			@Nullable ObservationRegistry observationRegistry, @Nullable MeterRegistry meterRegistry,
-			int acknowledgingReplicas, Duration acknowledgementTimeout) {
+			int acknowledgingReplicas, Duration acknowledgementTimeout, int maxLocalPasses) {
 		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
 		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
 		// the engine waits for Lettuce's asynchronous replies itself, to bound every call
@@ -78,12 +89,14 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 						+ "but the connection factory is a " + connectionFactory.getClass().getName()
 						+ "; remove the other client from the class path or define a LettuceConnectionFactory bean");
 		this.keyPrefix = keyPrefix;
+		this.maxLocalPasses = maxLocalPasses;
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
 				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
-		LockCommands commands = new LockCommands(calls, ExclusiveLock.INSTANCE, replicaAcknowledgement);
-		Holds holds = new Holds();
+		LockCommands commands = new LockCommands(calls, ExclusiveLock.INSTANCE, replicaAcknowledgement,
+				(maxLocalPasses > 0) ? YIELD_MILLIS : 0);
 		WaitQueues queues = new WaitQueues();
+		Holds holds = new Holds((maxLocalPasses > 0) ? queues : null);
 		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory, calls,
 				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis(), queues);
 		List<Consumer<LeaseLostEvent>> leaseLostListeners = new ArrayList<>(List.of(leaseLostListener));
@@ -99,7 +112,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
 				isCluster(connectionFactory), notifier);
 		this.engine = new LockEngine(this.clientId, commands, new LockReads(calls), holds, queues, subscriptions,
-				watchdog, notifier, new LockObservations(observations));
+				watchdog, notifier, new LockObservations(observations), maxLocalPasses);
 		this.watchdogLease = Lease.watchdog(watchdogTimeout.toMillis());
 		this.meters = (meterRegistry != null) ? new LockMeters(meterRegistry, this.engine) : null;
 	}
@@ -237,7 +250,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	@Override
 	public String toString() {
-		return "RedisLockClient[id=" + this.clientId + ", keyPrefix=" + this.keyPrefix + "]";
+		return "RedisLockClient[id=" + this.clientId + ", keyPrefix=" + this.keyPrefix + ", maxLocalPasses="
+				+ this.maxLocalPasses + "]";
 	}
 
 	private LockKeys keys(String name) {

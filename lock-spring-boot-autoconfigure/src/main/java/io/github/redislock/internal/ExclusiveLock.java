@@ -19,6 +19,9 @@ final class ExclusiveLock implements LockKind {
 	/** Acquire or re-enter: the fencing token, or minus the holder's remaining lease. */
 	private static final RedisScript<Long> LOCK = LockScripts.load("lock.lua", Long.class);
 
+	/** Go on passing locally: first reserved token, 0 when given up, -1 when not held. */
+	private static final RedisScript<Long> PASS = LockScripts.load("pass.lua", Long.class);
+
 	/** Release one hold: holds left, 0 when freed, -1 when not held. */
 	private static final RedisScript<Long> UNLOCK = LockScripts.load("unlock.lua", Long.class);
 
@@ -30,19 +33,34 @@ final class ExclusiveLock implements LockKind {
 
 	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, Lease lease, int holdsBefore) {
+			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return RedisCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.lockAndFence(), Long.toString(lease.millis()),
-					owner.id(), Integer.toString(holdsBefore))
-			.thenApply(ExclusiveLock::acquired);
+					owner.id(), Integer.toString(holdsBefore), Integer.toString(tokens), waits ? "1" : "0")
+			.thenApply((reply) -> acquired(reply, tokens));
+	}
+
+	@Override
+	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner holder, int tokens, Lease lease, long yieldMillis) {
+		return RedisCalls
+			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.lockAndFence(), holder.id(),
+					Integer.toString(tokens), keys.channel(), Long.toString(lease.millis()), Long.toString(yieldMillis))
+			.thenApply((reply) -> {
+				long value = (reply != null) ? reply : -1;
+				if (value > 0) {
+					return new LockReply.Granted(value, tokens);
+				}
+				return (value == 0) ? new LockReply.Released(0) : LockReply.NOT_HELD;
+			});
 	}
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(), keys.channel(),
-					Integer.toString(holdsBefore), Long.toString(keepMillis))
+					Integer.toString(holdsBefore), Long.toString(keepMillis), Long.toString(yieldMillis))
 			.thenApply(ExclusiveLock::released);
 	}
 
@@ -55,9 +73,9 @@ final class ExclusiveLock implements LockKind {
 			.thenApply((held) -> held != null && held == 1L);
 	}
 
-	private static LockReply acquired(Long reply) {
+	private static LockReply acquired(Long reply, int tokens) {
 		long value = (reply != null) ? reply : 0;
-		return (value > 0) ? new LockReply.Granted(value) : new LockReply.Busy(-value);
+		return (value > 0) ? new LockReply.Granted(value, tokens) : new LockReply.Busy(-value);
 	}
 
 	private static LockReply released(Long reply) {

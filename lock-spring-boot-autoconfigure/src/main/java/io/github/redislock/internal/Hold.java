@@ -23,6 +23,11 @@ final class Hold {
 
 	private final long token;
 
+	private final LocalRun run;
+
+	// the lock's queue of this client while this hold may pass the lock on, or null
+	@Nullable private WaitQueue queue;
+
 	private final long acquiredAtNanos;
 
 	private volatile Lease lease;
@@ -37,10 +42,11 @@ final class Hold {
 
 	private volatile boolean releasing;
 
-	Hold(LockKeys keys, Owner owner, long token, Lease lease, LockObservations observations) {
+	Hold(LockKeys keys, Owner owner, long token, Lease lease, LockObservations observations, LocalRun run) {
 		this.keys = keys;
 		this.owner = owner;
 		this.token = token;
+		this.run = run;
 		this.acquiredAtNanos = System.nanoTime();
 		this.lease = lease;
 		this.observation = observations.startHold(keys, token, lease.watchdog());
@@ -56,6 +62,27 @@ final class Hold {
 
 	long token() {
 		return this.token;
+	}
+
+	/** The run of local holders this hold belongs to. */
+	LocalRun run() {
+		return this.run;
+	}
+
+	/**
+	 * Who Redis knows as the holder: this owner, or the one of this client that took the
+	 * lock in Redis and passed it on without freeing it there.
+	 */
+	Owner redisOwner() {
+		return this.run.redisOwner();
+	}
+
+	@Nullable WaitQueue queue() {
+		return this.queue;
+	}
+
+	void queue(@Nullable WaitQueue queue) {
+		this.queue = queue;
 	}
 
 	Lease lease() {

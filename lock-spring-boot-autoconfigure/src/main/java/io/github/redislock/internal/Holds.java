@@ -8,14 +8,35 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
 /**
  * The holds of one client, by lock key and owner. An entry lives from an owner's first
  * acquisition to its last release, or until the owner is found gone (a thread that ended,
- * a handle that became unreachable).
+ * a handle that became unreachable), or until it passes the lock to another owner of the
+ * client. While the client may pass a lock on, its holder is known to the lock's
+ * {@link WaitQueue}, so that the client's other owners wait there instead of asking
+ * Redis.
  */
 final class Holds {
 
 	private final Map<HoldId, Hold> holds = new ConcurrentHashMap<>();
+
+	@Nullable private final WaitQueues queues;
+
+	/**
+	 * @param queues the client's wait queues when it passes locks between its owners,
+	 * else {@code null}
+	 */
+	Holds(@Nullable WaitQueues queues) {
+		this.queues = queues;
+	}
+
+	Holds() {
+		this(null);
+	}
 
 	Hold get(LockKeys keys, Owner owner) {
 		return this.holds.get(new HoldId(keys.lockKey(), owner.id()));
@@ -23,10 +44,36 @@ final class Holds {
 
 	void add(Hold hold) {
 		this.holds.put(id(hold), hold);
+		if (this.queues != null && hold.lease().watchdog()) {
+			WaitQueue queue = this.queues.enter(hold.keys());
+			hold.queue(queue);
+			queue.held(hold);
+		}
 	}
 
 	void remove(Hold hold) {
-		this.holds.remove(id(hold), hold);
+		if (this.holds.remove(id(hold), hold)) {
+			WaitQueue queue = hold.queue();
+			if (queue != null && this.queues != null) {
+				hold.queue(null);
+				queue.notHeld(hold);
+				this.queues.exit(queue);
+			}
+		}
+	}
+
+	/**
+	 * Replaces the hold by the one of the owner it passed the lock to; the lock stays in
+	 * the queue's hands.
+	 */
+	void passed(Hold from, Hold to) {
+		WaitQueue queue = from.queue();
+		Assert.state(queue != null, "Not a hold that passes locks on");
+		this.holds.remove(id(from), from);
+		from.queue(null);
+		to.queue(queue);
+		this.holds.put(id(to), to);
+		queue.held(to);
 	}
 
 	boolean contains(Hold hold) {

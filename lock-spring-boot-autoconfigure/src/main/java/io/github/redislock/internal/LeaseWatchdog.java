@@ -111,7 +111,14 @@ final class LeaseWatchdog implements AutoCloseable {
 	}
 
 	private void renew(List<Hold> batch) {
-		for (Hold lost : this.commands.renew(batch, this.leaseMillis)) {
+		long sentAt = System.nanoTime();
+		List<Hold> lostHolds = this.commands.renew(batch, this.leaseMillis);
+		for (Hold hold : batch) {
+			if (!lostHolds.contains(hold)) {
+				hold.run().renewed(sentAt);
+			}
+		}
+		for (Hold lost : lostHolds) {
 			// a hold whose owner released it while the renewal was under way is not lost
 			if (!lost.isReleasing() && this.renewed.remove(lost) && lost.markLost()) {
 				logger.warn(lost.describeLoss());

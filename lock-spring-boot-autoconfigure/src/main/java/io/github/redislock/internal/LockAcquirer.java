@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,83 +41,114 @@ final class LockAcquirer {
 
 	private final ReleaseSubscriptions subscriptions;
 
-	LockAcquirer(LockCommands commands, Holds holds, WaitQueues queues, ReleaseSubscriptions subscriptions) {
+	private final int passTokens;
+
+	/**
+	 * @param passTokens how many fencing tokens an acquisition reserves when other
+	 * callers of this client wait: the local passes before the client asks Redis again
+	 */
+	LockAcquirer(LockCommands commands, Holds holds, WaitQueues queues, ReleaseSubscriptions subscriptions,
+			int passTokens) {
 		this.commands = commands;
 		this.holds = holds;
 		this.queues = queues;
 		this.subscriptions = subscriptions;
+		this.passTokens = Math.max(1, passTokens);
 	}
 
 	/**
 	 * Acquires the lock for the owner, on the calling thread. Returns within the wait
-	 * time plus the command timeout: each command is given what is left of that.
+	 * time plus the command timeout: each command is given what is left of that. While
+	 * another owner of this client holds the lock and may pass it on, the owner waits for
+	 * that pass without asking Redis.
 	 * @param start when the caller started, from {@link System#nanoTime()}
 	 * @param interruptible whether an interrupt ends the wait with InterruptedException;
-	 * if not, the interrupt status is restored once the method returns
-	 * @return the grant, or {@code null} when the wait ended without the lock
+	 * if not, the interrupt status is restored once the method returns; an interrupt that
+	 * comes as the lock is passed to the owner leaves it the lock, with the interrupt
+	 * status set
+	 * @param grants makes the owner's hold of a grant from Redis
+	 * @return the owner's hold, or {@code null} when the wait ended without the lock
 	 */
-	LockReply.@Nullable Granted acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait,
-			boolean interruptible) throws InterruptedException {
-		Attempts attempts = new Attempts(keys, owner, lease, start, wait);
+	@Nullable Hold acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, boolean interruptible,
+			Function<LockReply.Granted, Hold> grants) throws InterruptedException {
+		Attempts attempts = new Attempts(keys, owner, lease, start, wait, null);
 		if (wait.isNone()) {
-			return (attempts.next(false) instanceof LockReply.Granted granted) ? granted : null;
+			if (this.queues.isHeldHereByOtherThan(keys, owner)) {
+				return null;
+			}
+			return (attempts.next(false) instanceof LockReply.Granted granted) ? grants.apply(granted) : null;
 		}
 		// in the queue before the first attempt: a release announced after it is kept
 		// for this caller's sleep
 		WaitQueue queue = this.queues.enter(keys);
+		attempts = new Attempts(keys, owner, lease, start, wait, queue);
 		try {
-			LockReply first = attempts.next(true);
-			if (first instanceof LockReply.Granted granted) {
-				return granted;
+			LockReply first = null;
+			boolean passable = queue.isHeldHereByOtherThan(owner);
+			if (!passable) {
+				first = attempts.next(true);
+				if (first instanceof LockReply.Granted granted) {
+					return grants.apply(granted);
+				}
 			}
-			return await(queue, attempts, first, interruptible);
+			return await(queue, attempts, first, passable, interruptible, grants);
 		}
 		finally {
 			this.queues.exit(queue);
 		}
 	}
 
-	private LockReply.@Nullable Granted await(WaitQueue queue, Attempts attempts, @Nullable LockReply first,
-			boolean interruptible) throws InterruptedException {
+	private @Nullable Hold await(WaitQueue queue, Attempts attempts, @Nullable LockReply first, boolean passable,
+			boolean interruptible, Function<LockReply.Granted, Hold> grants) throws InterruptedException {
 		// joining does not give way to an interrupt (it would leave a half-made
-		// subscription); one that came meanwhile ends the wait here
+		// subscription); one that came meanwhile ends the wait here. A waiter for a pass
+		// joins too: the holder may free the lock in Redis instead, and say so there.
 		ReleaseSubscriptions.Membership membership = this.subscriptions.joinNow(attempts.keys, attempts.budget());
 		// counted as waiting once subscribed: from then on no release is missed
 		queue.startWaiting();
 		boolean interrupted = false;
-		SleepingThread sleeper = new SleepingThread(queue);
+		SleepingThread sleeper = new SleepingThread(queue, attempts.lease.watchdog() ? attempts.owner : null);
 		try {
 			if (interruptible && Thread.interrupted()) {
 				throw new InterruptedException();
 			}
 			LockReply result = first;
+			boolean waitsForPass = passable;
 			boolean tryNow = membership.subscribedSinceJoining();
 			for (;;) {
 				if (!interruptible && Thread.interrupted()) {
 					interrupted = true;
 				}
 				if (tryNow) {
-					result = attempts.next(true);
-					if (result instanceof LockReply.Granted granted) {
-						return granted;
+					waitsForPass = queue.isHeldHereByOtherThan(attempts.owner);
+					if (!waitsForPass) {
+						result = attempts.next(true);
+						if (result instanceof LockReply.Granted granted) {
+							return grants.apply(granted);
+						}
 					}
 				}
 				tryNow = true;
 				long remaining = attempts.wait.remainingNanos(attempts.start);
 				if (remaining <= 0) {
-					if (result == null) {
+					if (result == null && !waitsForPass) {
 						throw attempts.refusedThroughout();
 					}
 					return null;
 				}
 				try {
-					sleeper.sleep(Math.min(remaining, sleepAfter(result)));
+					sleeper.sleep(
+							Math.min(remaining, waitsForPass ? passRecheckNanos(attempts.lease) : sleepAfter(result)));
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
 						throw ex;
 					}
 					interrupted = true;
+				}
+				Hold passed = sleeper.passed();
+				if (passed != null) {
+					return passed;
 				}
 			}
 		}
@@ -129,6 +161,13 @@ final class LockAcquirer {
 		}
 	}
 
+	// A holder that passes nothing on frees the lock in Redis, which wakes a waiter; one
+	// that is lost or abandoned does neither, so a waiter for a pass looks again now and
+	// then (a third of the lease, as often as the watchdog renews).
+	private static long passRecheckNanos(Lease lease) {
+		return TimeUnit.MILLISECONDS.toNanos(Math.max(1, lease.millis() / 3));
+	}
+
 	// until the holder's lease ends, when no release message comes first
 	static long sleepAfter(@Nullable LockReply result) {
 		if (result instanceof LockReply.Busy busy && busy.isLeaseKnown()) {
@@ -137,20 +176,42 @@ final class LockAcquirer {
 		return (result == null) ? REFUSED_RETRY_NANOS : UNKNOWN_LEASE_RECHECK_NANOS;
 	}
 
-	/** A thread asleep in a wait queue until woken or its time is up. */
+	/**
+	 * A thread asleep in a wait queue until woken, passed the lock, or its time is up.
+	 */
 	private static final class SleepingThread implements WaitQueue.Waiter {
 
 		private final WaitQueue queue;
 
+		@Nullable private final Owner passableOwner;
+
 		private final Semaphore woken = new Semaphore(0);
 
-		SleepingThread(WaitQueue queue) {
+		@Nullable private volatile Hold passed;
+
+		SleepingThread(WaitQueue queue, @Nullable Owner passableOwner) {
 			this.queue = queue;
+			this.passableOwner = passableOwner;
 		}
 
 		@Override
 		public void wake() {
 			this.woken.release();
+		}
+
+		@Override
+		public @Nullable Owner passableOwner() {
+			return this.passableOwner;
+		}
+
+		@Override
+		public void pass(Hold hold) {
+			this.passed = hold;
+			this.woken.release();
+		}
+
+		@Nullable Hold passed() {
+			return this.passed;
 		}
 
 		void sleep(long nanos) throws InterruptedException {
@@ -162,15 +223,23 @@ final class LockAcquirer {
 				wokenUp = this.woken.tryAcquire(nanos, TimeUnit.NANOSECONDS);
 			}
 			catch (InterruptedException ex) {
-				// chosen by a release it will not try for: the next waiter tries instead
 				if (!this.queue.remove(this)) {
+					// chosen by a release: a wake-up or the lock itself is on its way (a
+					// pass takes at most one command), and the lock wins over the
+					// interrupt
+					this.woken.acquireUninterruptibly();
+					if (this.passed != null) {
+						Thread.currentThread().interrupt();
+						return;
+					}
+					// a wake-up it will not try for: the next waiter tries instead
 					this.queue.released();
 				}
 				throw ex;
 			}
-			if (!wokenUp) {
-				// timed out, or woken just now: either way it tries again next
-				this.queue.remove(this);
+			if (!wokenUp && !this.queue.remove(this)) {
+				// timed out just as it was chosen: wait for what it was chosen for
+				this.woken.acquireUninterruptibly();
 			}
 		}
 
@@ -181,22 +250,25 @@ final class LockAcquirer {
 
 		final LockKeys keys;
 
-		private final Owner owner;
+		final Owner owner;
 
-		private final Lease lease;
+		final Lease lease;
 
 		final long start;
 
 		final Wait wait;
 
+		@Nullable private final WaitQueue queue;
+
 		@Nullable private RedisLockException refusal;
 
-		Attempts(LockKeys keys, Owner owner, Lease lease, long start, Wait wait) {
+		Attempts(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, @Nullable WaitQueue queue) {
 			this.keys = keys;
 			this.owner = owner;
 			this.lease = lease;
 			this.start = start;
 			this.wait = wait;
+			this.queue = queue;
 		}
 
 		/**
@@ -207,9 +279,13 @@ final class LockAcquirer {
 		 */
 		@Nullable LockReply next(boolean mayRetry) {
 			Hold hold = LockAcquirer.this.holds.get(this.keys, this.owner);
+			// a re-entry speaks as the owner Redis knows; a first acquisition with other
+			// callers of this client waiting reserves tokens for passing the lock to them
+			Owner redisOwner = (hold != null) ? hold.redisOwner() : this.owner;
+			int tokens = (this.queue != null && this.queue.hasOthers()) ? LockAcquirer.this.passTokens : 1;
 			try {
-				return LockAcquirer.this.commands.acquire(this.keys, this.owner, this.lease,
-						(hold != null) ? hold.count() : 0, budget());
+				return LockAcquirer.this.commands.acquire(this.keys, redisOwner, this.lease,
+						(hold != null) ? hold.count() : 0, tokens, !this.wait.isNone(), budget());
 			}
 			catch (RedisLockException ex) {
 				if (mayRetry && RedisCalls.isTransientRefusal(ex)) {

@@ -28,10 +28,17 @@ final class LockCommands {
 
 	@Nullable private final ReplicaAcknowledgement acknowledgement;
 
-	LockCommands(RedisCalls calls, LockKind kind, @Nullable ReplicaAcknowledgement acknowledgement) {
+	private final long yieldMillis;
+
+	/**
+	 * @param yieldMillis how long a lock freed while another client waits stays reserved
+	 * for the other clients (see {@link LocalRun}), 0 to free it for anybody
+	 */
+	LockCommands(RedisCalls calls, LockKind kind, @Nullable ReplicaAcknowledgement acknowledgement, long yieldMillis) {
 		this.calls = calls;
 		this.kind = kind;
 		this.acknowledgement = acknowledgement;
+		this.yieldMillis = yieldMillis;
 	}
 
 	long timeoutMillis() {
@@ -41,16 +48,19 @@ final class LockCommands {
 	/**
 	 * Runs the acquire command.
 	 * @param holdsBefore this owner's hold count before the call
+	 * @param tokens how many fencing tokens a first acquisition reserves
+	 * @param waits whether the caller waits if the lock is taken
 	 * @param budgetNanos what is left of the caller's time (wait plus command timeout),
 	 * or {@link RedisCalls#NO_LIMIT}
 	 */
-	LockReply acquire(LockKeys keys, Owner owner, Lease lease, int holdsBefore, long budgetNanos) {
+	LockReply acquire(LockKeys keys, Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits,
+			long budgetNanos) {
 		// a re-entry changes no ownership, so a failover cannot turn it into a double
 		// grant: it needs no acknowledgement
 		ReplicaAcknowledgement acknowledgement = (holdsBefore == 0) ? this.acknowledgement : null;
 		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
 		return this.calls.call(describe("acquire", keys), extra, budgetNanos, (redis) -> {
-			CompletionStage<LockReply> reply = this.kind.acquire(redis, keys, owner, lease, holdsBefore);
+			CompletionStage<LockReply> reply = this.kind.acquire(redis, keys, owner, lease, holdsBefore, tokens, waits);
 			return (acknowledgement != null)
 					? reply.thenCompose((granted) -> acknowledged(redis, keys, owner, granted, acknowledgement))
 					: reply;
@@ -61,11 +71,12 @@ final class LockCommands {
 	 * Runs the acquire command of an owner that holds nothing yet, as {@link #acquire}
 	 * does, without waiting: the future fails as {@link #acquire} throws.
 	 */
-	CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, long budgetNanos) {
+	CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, boolean waits,
+			long budgetNanos) {
 		ReplicaAcknowledgement acknowledgement = this.acknowledgement;
 		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
 		return this.calls.callAsync(describe("acquire", keys), extra, budgetNanos, (redis) -> {
-			CompletionStage<LockReply> reply = this.kind.acquire(redis, keys, owner, lease, 0);
+			CompletionStage<LockReply> reply = this.kind.acquire(redis, keys, owner, lease, 0, 1, waits);
 			return (acknowledgement != null)
 					? reply.thenCompose((granted) -> acknowledged(redis, keys, owner, granted, acknowledgement))
 					: reply;
@@ -86,7 +97,7 @@ final class LockCommands {
 			}
 			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
-			return this.kind.release(redis, keys, owner, 1, 0)
+			return this.kind.release(redis, keys, owner, 1, 0, 0)
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
@@ -98,13 +109,22 @@ final class LockCommands {
 	 */
 	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis) {
 		return this.calls.call(describe("release", keys),
-				(redis) -> this.kind.release(redis, keys, owner, holdsBefore, keepMillis));
+				(redis) -> this.kind.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis));
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
 	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis) {
 		return this.calls.callAsync(describe("release", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> this.kind.release(redis, keys, owner, holdsBefore, keepMillis));
+				(redis) -> this.kind.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis));
+	}
+
+	/**
+	 * Runs the command that lets this client go on passing the lock among its owners; see
+	 * {@link LockKind#continueRun}.
+	 */
+	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
+		return this.calls.call(describe("pass on", keys),
+				(redis) -> this.kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis));
 	}
 
 	/** Sets what is left of the owner's lease; false when it no longer holds the lock. */
@@ -128,7 +148,7 @@ final class LockCommands {
 		args[0] = Long.toString(leaseMillis);
 		for (int i = 0; i < holds.size(); i++) {
 			keys.add(holds.get(i).keys().lockKey());
-			args[i + 1] = holds.get(i).owner().id();
+			args[i + 1] = holds.get(i).redisOwner().id();
 		}
 		List<Object> lostPositions = this.calls.call("renew " + holds.size() + " lock lease(s)", (redis) -> RedisCalls
 			.<List<Object>>script(redis, LockScripts.RENEW, ScriptOutputType.MULTI, keys, args));

@@ -61,6 +61,9 @@ final class LockEngine implements AutoCloseable {
 
 	private static final AtomicInteger asyncThreadCount = new AtomicInteger();
 
+	// consecutive local passes while other clients wait; 0 for none
+	private final int maxLocalPasses;
+
 	// replies, wake-ups and timers of asynchronous acquisitions, made at the first one
 	@Nullable private ScheduledExecutorService asyncExecutor;
 
@@ -68,7 +71,8 @@ final class LockEngine implements AutoCloseable {
 
 	LockEngine(String clientId, LockCommands commands, LockReads reads, Holds holds, WaitQueues queues,
 			ReleaseSubscriptions subscriptions, LeaseWatchdog watchdog, LeaseLostNotifier notifier,
-			LockObservations observations) {
+			LockObservations observations, int maxLocalPasses) {
+		this.maxLocalPasses = maxLocalPasses;
 		this.queues = queues;
 		this.notifier = notifier;
 		this.observations = observations;
@@ -78,7 +82,7 @@ final class LockEngine implements AutoCloseable {
 		this.holds = holds;
 		this.subscriptions = subscriptions;
 		this.watchdog = watchdog;
-		this.acquirer = new LockAcquirer(commands, holds, queues, subscriptions);
+		this.acquirer = new LockAcquirer(commands, holds, queues, subscriptions, maxLocalPasses);
 		this.settlements = new Settlements(commands);
 	}
 
@@ -121,9 +125,9 @@ final class LockEngine implements AutoCloseable {
 		}
 		boolean firstHold = held == null;
 		boolean claimed = firstHold && this.settlements.claim(keys, owner);
-		LockReply.Granted granted;
 		try {
-			granted = this.acquirer.acquire(keys, owner, lease, start, wait, interruptible);
+			return this.acquirer.acquire(keys, owner, lease, start, wait, interruptible,
+					(granted) -> onAcquired(keys, owner, granted, lease, start));
 		}
 		catch (RuntimeException | InterruptedException ex) {
 			// Redis may grant it later: a lock held for a whole lease by an owner that
@@ -135,7 +139,6 @@ final class LockEngine implements AutoCloseable {
 			}
 			throw ex;
 		}
-		return (granted != null) ? onAcquired(keys, owner, granted.fencingToken(), lease, start) : null;
 	}
 
 	/**
@@ -181,7 +184,7 @@ final class LockEngine implements AutoCloseable {
 			}
 			else {
 				LockObservations.endAcquire(observation, "acquired", null);
-				Hold acquired = onAcquired(keys, owner, grant.fencingToken(), lease, start);
+				Hold acquired = onAcquired(keys, owner, grant, lease, start);
 				if (!hold.complete(acquired)) {
 					// cancelled just now: give it back
 					forget(acquired, null);
@@ -243,10 +246,14 @@ final class LockEngine implements AutoCloseable {
 		}
 		if (hold.count() == 1) {
 			hold.releasing();
+			if (holdAtLeastMillis == 0 && passOn(hold)) {
+				return;
+			}
 		}
 		LockReply reply;
 		try {
-			reply = this.commands.release(hold.keys(), hold.owner(), hold.count(), keepMillis(hold, holdAtLeastMillis));
+			reply = this.commands.release(hold.keys(), hold.redisOwner(), hold.count(),
+					keepMillis(hold, holdAtLeastMillis));
 		}
 		catch (RuntimeException ex) {
 			throw releaseFailed(hold, ex);
@@ -260,7 +267,8 @@ final class LockEngine implements AutoCloseable {
 	 */
 	CompletableFuture<Void> releaseAsync(Hold hold, long holdAtLeastMillis) {
 		hold.releasing();
-		return this.commands.releaseAsync(hold.keys(), hold.owner(), hold.count(), keepMillis(hold, holdAtLeastMillis))
+		return this.commands
+			.releaseAsync(hold.keys(), hold.redisOwner(), hold.count(), keepMillis(hold, holdAtLeastMillis))
 			.handle((reply, failure) -> {
 				if (failure != null) {
 					Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
@@ -283,7 +291,7 @@ final class LockEngine implements AutoCloseable {
 		}
 		catch (RejectedExecutionException closed) {
 			forget(hold, null);
-			this.settlements.settle(hold.keys(), hold.owner(), Settlements.Reason.RELEASE);
+			this.settlements.settle(hold.keys(), hold.redisOwner(), Settlements.Reason.RELEASE);
 		}
 	}
 
@@ -309,7 +317,7 @@ final class LockEngine implements AutoCloseable {
 			return ex;
 		}
 		forget(hold, ex);
-		this.settlements.settle(hold.keys(), hold.owner(), Settlements.Reason.RELEASE);
+		this.settlements.settle(hold.keys(), hold.redisOwner(), Settlements.Reason.RELEASE);
 		return new RedisLockException(ex.getMessage() + "; the client releases the lock in the background "
 				+ "once Redis answers (or its lease ends first)", ex);
 	}
@@ -347,7 +355,7 @@ final class LockEngine implements AutoCloseable {
 		hold.lease(Lease.fixed(leaseMillis));
 		boolean held;
 		try {
-			held = this.commands.extend(hold.keys(), hold.owner(), leaseMillis);
+			held = this.commands.extend(hold.keys(), hold.redisOwner(), leaseMillis);
 		}
 		catch (RuntimeException ex) {
 			restore(hold, before);
@@ -393,7 +401,7 @@ final class LockEngine implements AutoCloseable {
 		if (hold == null) {
 			return 0;
 		}
-		return (this.reads.holdCount(keys, owner) > 0) ? hold.count() : 0;
+		return (this.reads.holdCount(keys, hold.redisOwner()) > 0) ? hold.count() : 0;
 	}
 
 	/** What Redis says is left of the hold's lease; 0 once the owner no longer holds. */
@@ -401,12 +409,12 @@ final class LockEngine implements AutoCloseable {
 		if (!this.holds.contains(hold)) {
 			return 0;
 		}
-		return Math.max(0, this.reads.remainingLeaseMillis(hold.keys(), hold.owner()));
+		return Math.max(0, this.reads.remainingLeaseMillis(hold.keys(), hold.redisOwner()));
 	}
 
 	/** Whether the hold is still the owner's, here and in Redis. */
 	boolean isHeld(Hold hold) {
-		return this.holds.contains(hold) && this.reads.holdCount(hold.keys(), hold.owner()) > 0;
+		return this.holds.contains(hold) && this.reads.holdCount(hold.keys(), hold.redisOwner()) > 0;
 	}
 
 	long remainingLeaseMillis(LockKeys keys) {
@@ -483,9 +491,67 @@ final class LockEngine implements AutoCloseable {
 		return lease.watchdog() && held.lease().watchdog() && !held.isLost() && !held.isReleasing();
 	}
 
-	private Hold onAcquired(LockKeys keys, Owner owner, long token, Lease lease, long start) {
+	/**
+	 * Passes the lock from the hold, at its last release, to the owner of this client
+	 * that waits longest for it, without freeing it in Redis: asks Redis nothing while
+	 * reserved tokens last and the lease was confirmed lately, else one script, which
+	 * also gives the lock up when another client waits (see {@link LocalRun}).
+	 * @return whether the release is done: the lock was passed on, or given up for other
+	 * clients; false when it must be freed in Redis as usual
+	 */
+	private boolean passOn(Hold hold) {
+		WaitQueue queue = hold.queue();
+		if (queue == null || hold.isLost() || !hold.lease().watchdog()) {
+			return false;
+		}
+		WaitQueue.Waiter next = queue.takeForPass(hold);
+		Owner to = (next != null) ? next.passableOwner() : null;
+		if (next == null || to == null) {
+			return false;
+		}
+		LocalRun run = hold.run();
+		long token;
+		if (run.canPassLocally(hold.lease().millis())) {
+			token = run.takeToken();
+		}
+		else {
+			long sentAt = System.nanoTime();
+			LockReply reply;
+			try {
+				reply = this.commands.continueRun(hold.keys(), hold.redisOwner(), this.maxLocalPasses, hold.lease());
+			}
+			catch (RuntimeException ex) {
+				queue.passFailed();
+				next.wake();
+				throw releaseFailed(hold, ex);
+			}
+			if (!(reply instanceof LockReply.Granted granted)) {
+				// given up for another client's waiters (who were told), or lost: this
+				// client's waiters ask Redis again
+				queue.passFailed();
+				next.wake();
+				released(hold, reply);
+				return true;
+			}
+			token = run.continued(granted, sentAt);
+		}
+		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, run);
+		this.holds.passed(hold, passed);
+		this.watchdog.unwatch(hold);
+		hold.ended(null);
+		this.watchdog.watch(passed);
+		if (logger.isDebugEnabled()) {
+			logger.debug("Passed lock '" + hold.keys().name() + "' to " + to.describe() + " (token " + token + ")");
+		}
+		next.pass(passed);
+		return true;
+	}
+
+	private Hold onAcquired(LockKeys keys, Owner owner, LockReply.Granted grant, Lease lease, long start) {
+		long token = grant.fencingToken();
 		Hold hold = this.holds.get(keys, owner);
-		if (hold != null && hold.token() == token) {
+		// a re-entry in Redis answers with the token of the run's acquisition
+		if (hold != null && (hold.token() == token || hold.run().firstToken() == token)) {
 			hold.count(hold.count() + 1);
 		}
 		else {
@@ -495,7 +561,7 @@ final class LockEngine implements AutoCloseable {
 				forget(hold, new LeaseExpiredException(keys.name(), hold.describeLoss()));
 				reportLost(hold, LeaseLostEvent.DetectedBy.ACQUIRE);
 			}
-			hold = new Hold(keys, owner, token, lease, this.observations);
+			hold = new Hold(keys, owner, token, lease, this.observations, new LocalRun(owner, grant, start));
 			this.holds.add(hold);
 			if (lease.watchdog()) {
 				this.watchdog.watch(hold);

@@ -16,10 +16,27 @@ interface LockKind {
 	/**
 	 * Sends the acquire command.
 	 * @param holdsBefore the owner's holds before this acquisition, 0 for a first one
+	 * @param tokens how many fencing tokens a first acquisition reserves, at least 1
+	 * @param waits whether the owner waits if the lock is taken: then it tells the
+	 * holder's client that another client waits
 	 * @return {@link LockReply.Granted} or {@link LockReply.Busy}
 	 */
 	CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			Lease lease, int holdsBefore);
+			Lease lease, int holdsBefore, int tokens, boolean waits);
+
+	/**
+	 * Sends the command that lets this client go on passing a lock it holds among its own
+	 * owners without freeing it in Redis (see {@link LocalRun}), or gives the lock up
+	 * when another client waits for it.
+	 * @param holder the owner Redis knows as the holder
+	 * @param tokens how many fencing tokens to reserve
+	 * @param yieldMillis how long a lock given up stays reserved for other clients
+	 * @return {@link LockReply.Granted} with the first reserved token to go on;
+	 * {@link LockReply.Released} when it was given up; {@link LockReply#NOT_HELD} when
+	 * the holder no longer holds it
+	 */
+	CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner holder,
+			int tokens, Lease lease, long yieldMillis);
 
 	/**
 	 * Sends the release command for one hold; the last one frees the lock and tells its
@@ -27,10 +44,12 @@ interface LockKind {
 	 * @param holdsBefore the owner's holds before this release
 	 * @param keepMillis after the last hold, how long the lock stays taken for nobody
 	 * (what is left of a {@code holdAtLeast}); 0 frees it at once
+	 * @param yieldMillis when another client waits, how long the freed lock stays
+	 * reserved for the other clients; 0 frees it for anybody
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
 	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			int holdsBefore, long keepMillis);
+			int holdsBefore, long keepMillis, long yieldMillis);
 
 	/**
 	 * Sends the command that sets what is left of the owner's lease.

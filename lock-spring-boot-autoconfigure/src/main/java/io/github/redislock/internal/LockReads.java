@@ -19,16 +19,30 @@ final class LockReads {
 	/** A PTTL reply for a key without expiry. */
 	static final long NO_EXPIRY = -1;
 
+	/** Fields of a lock's hash that name no holder (see lock.lua and pass.lua). */
+	private static final java.util.Set<String> LOCK_FIELDS = java.util.Set.of("client", "contended", "yielded-by");
+
+	private static final byte[] YIELDED_BY = RedisCalls.bytes("yielded-by");
+
 	private final RedisCalls calls;
 
 	LockReads(RedisCalls calls) {
 		this.calls = calls;
 	}
 
+	/**
+	 * Whether the lock is taken: held, or kept for nobody after a {@code holdAtLeast};
+	 * not when its client gave it up for other clients (see {@code pass.lua}). One round
+	 * trip.
+	 */
 	boolean exists(LockKeys keys) {
-		Long exists = this.calls.call(LockCommands.describe("read", keys),
-				(redis) -> redis.exists(RedisCalls.bytes(keys.lockKey())));
-		return exists != null && exists > 0;
+		Object[] replies = this.calls.call(LockCommands.describe("read", keys), (redis) -> {
+			byte[] key = RedisCalls.bytes(keys.lockKey());
+			CompletableFuture<Long> exists = redis.exists(key).toCompletableFuture();
+			CompletableFuture<Boolean> yielded = redis.hexists(key, YIELDED_BY).toCompletableFuture();
+			return exists.thenCombine(yielded, (e, y) -> new Object[] { e, y });
+		});
+		return replies[0] instanceof Long exists && exists > 0 && !Boolean.TRUE.equals(replies[1]);
 	}
 
 	/** The lock's hash and its PTTL, pipelined in one round trip. */
@@ -47,7 +61,7 @@ final class LockReads {
 				if ("token".equals(name)) {
 					token = Long.valueOf(text(field.getValue()));
 				}
-				else {
+				else if (!LOCK_FIELDS.contains(name)) {
 					holders.put(name, Integer.valueOf(text(field.getValue())));
 				}
 			}

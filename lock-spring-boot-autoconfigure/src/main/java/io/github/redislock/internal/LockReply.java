@@ -13,8 +13,16 @@ sealed interface LockReply {
 	 * The lock was acquired, or re-entered.
 	 *
 	 * @param fencingToken the hold's fencing token, greater than 0
+	 * @param tokens how many tokens were reserved from {@code fencingToken} on: the
+	 * holder's and those of the owners of its client it may pass the lock to (see
+	 * {@link LocalRun})
 	 */
-	record Granted(long fencingToken) implements LockReply {
+	record Granted(long fencingToken, int tokens) implements LockReply {
+
+		Granted(long fencingToken) {
+			this(fencingToken, 1);
+		}
+
 	}
 
 	/**

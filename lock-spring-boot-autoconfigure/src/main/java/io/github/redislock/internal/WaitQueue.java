@@ -4,6 +4,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * This client's callers waiting for one lock, threads and asynchronous acquisitions
  * alike, in the order they went to sleep. A caller enters before its first attempt, so
@@ -24,6 +26,23 @@ final class WaitQueue {
 		 */
 		void wake();
 
+		/**
+		 * The owner the lock may be passed to without being freed in Redis, or
+		 * {@code null} when this waiter takes no pass (it wants a fixed lease, its wait
+		 * is over, or it is not a thread waiting in {@link LockAcquirer}).
+		 */
+		default @Nullable Owner passableOwner() {
+			return null;
+		}
+
+		/**
+		 * Hands the lock to this waiter, instead of {@link #wake()}: only after
+		 * {@link WaitQueue#takeForPass} chose it.
+		 */
+		default void pass(Hold hold) {
+			throw new UnsupportedOperationException();
+		}
+
 	}
 
 	private final LockKeys keys;
@@ -39,6 +58,12 @@ final class WaitQueue {
 	private int waiting;
 
 	private boolean removed;
+
+	// this client's hold on the lock when one of its owners holds it and may pass it on
+	@Nullable private Hold holder;
+
+	// the holder chose a waiter to pass the lock to, and is passing it
+	private boolean passing;
 
 	WaitQueue(LockKeys keys) {
 		this.keys = keys;
@@ -95,6 +120,77 @@ final class WaitQueue {
 			this.pendingWake = true;
 		}
 		all.forEach(Waiter::wake);
+	}
+
+	/** Records the hold of this client's owner that holds the lock now. */
+	synchronized void held(Hold hold) {
+		this.holder = hold;
+		this.passing = false;
+	}
+
+	/**
+	 * The hold no longer holds the lock (released in Redis, lost, abandoned): the waiter
+	 * asleep longest tries Redis now. Its release message may have come already, and
+	 * found that waiter still bound to wait for a pass.
+	 */
+	void notHeld(Hold hold) {
+		synchronized (this) {
+			if (this.holder != hold) {
+				return;
+			}
+			this.holder = null;
+		}
+		released();
+	}
+
+	/**
+	 * Whether another owner of this client holds the lock, or is being given it, and will
+	 * pass it on: then the owner waits here for it instead of asking Redis.
+	 */
+	synchronized boolean isHeldHereByOtherThan(Owner owner) {
+		if (this.passing) {
+			return true;
+		}
+		Hold hold = this.holder;
+		return hold != null && !hold.owner().equals(owner) && hold.lease().watchdog() && !hold.isLost();
+	}
+
+	/**
+	 * Called by the holder at its last release: chooses the waiter asleep longest to pass
+	 * the lock to, if it accepts a pass; otherwise the lock is freed in Redis and its
+	 * release message wakes that waiter. Follow with {@link #held} for the new hold, or
+	 * {@link #passFailed} and a wake-up of the waiter.
+	 * @return the waiter, taken out of the queue, or {@code null} when the lock is not
+	 * passed on: once the hold is released in Redis, this client's owners ask Redis for
+	 * it
+	 */
+	synchronized @Nullable Waiter takeForPass(Hold hold) {
+		if (this.holder != hold) {
+			return null;
+		}
+		Waiter next = this.asleep.peek();
+		if (next == null || next.passableOwner() == null) {
+			// Not passed on: the hold stays the holder until it is forgotten, after its
+			// release in Redis. Until then the owner Redis knows (perhaps another thread
+			// of this client, which passed the lock to this one) would re-enter there.
+			return null;
+		}
+		this.asleep.poll();
+		this.holder = null;
+		this.passing = true;
+		return next;
+	}
+
+	/**
+	 * The pass chosen by {@link #takeForPass} did not happen: the lock left this client.
+	 */
+	synchronized void passFailed() {
+		this.passing = false;
+	}
+
+	/** Whether callers other than one are in the queue (or a holder and a caller). */
+	synchronized boolean hasOthers() {
+		return this.members > 1;
 	}
 
 	/** Callers that found the lock taken and wait for it now. */

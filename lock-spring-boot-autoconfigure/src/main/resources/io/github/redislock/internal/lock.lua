@@ -1,13 +1,23 @@
 -- Acquires or re-enters a lock in one step.
--- KEYS[1] the lock hash (field = owner, value = hold count; field "token" = the holder's fencing token)
+-- KEYS[1] the lock hash (field = owner, value = hold count; field "token" = the holder's fencing token,
+--   "client" = the holder's client, "contended" = set once another client found it taken)
 -- KEYS[2] the fencing counter, shared by every lock name in the same cluster slot
--- ARGV[1] lease in milliseconds, ARGV[2] owner ("<client-uuid>:<thread-id>"),
--- ARGV[3] the holds this owner believes it has (0 for a first acquisition)
--- Returns the fencing token (> 0) when acquired, else minus the holder's remaining lease in
--- milliseconds, or 0 when the holder's key has no expiry.
+-- ARGV[1] lease in milliseconds, ARGV[2] owner ("<client-uuid>:<thread-id>" or "<client-uuid>:h<n>"),
+-- ARGV[3] the holds this owner believes it has (0 for a first acquisition),
+-- ARGV[4] how many fencing tokens to reserve (>= 1): the holder's, and those of the threads of its
+--   client it may pass the lock to without freeing it (see pass.lua), ARGV[5] 1 when the caller waits
+--   if the lock is taken, else 0
+-- Returns the fencing token (> 0) when acquired (the first reserved one), else minus the holder's
+-- remaining lease in milliseconds, or 0 when the holder's key has no expiry.
+local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
+-- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other client
+local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
+if yieldedBy and yieldedBy ~= client then
+  redis.call('del', KEYS[1])
+end
 if redis.call('exists', KEYS[1]) == 0 then
-  local token = redis.call('incr', KEYS[2])
-  redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token)
+  local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
+  redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)
   redis.call('pexpire', KEYS[1], ARGV[1])
   return token
 end
@@ -21,6 +31,10 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('pexpire', KEYS[1], ARGV[1])
   end
   return tonumber(redis.call('hget', KEYS[1], 'token'))
+end
+-- the holder's client stops passing the lock among its own threads once it sees this
+if ARGV[5] == '1' and redis.call('hget', KEYS[1], 'client') ~= client then
+  redis.call('hset', KEYS[1], 'contended', 1)
 end
 local ttl = redis.call('pttl', KEYS[1])
 if ttl > 0 then

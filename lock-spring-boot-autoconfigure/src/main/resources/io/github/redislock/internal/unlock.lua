@@ -1,7 +1,9 @@
 -- Releases one hold of a lock; frees it, and tells waiters, when the last hold goes.
 -- KEYS[1] the lock hash
 -- ARGV[1] owner, ARGV[2] the lock's release channel, ARGV[3] the holds this owner believes it has,
--- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none
+-- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none,
+-- ARGV[5] when another client marked the lock contended (see lock.lua), milliseconds the freed lock
+-- stays reserved for the other clients, 0 to free it for anybody
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
 -- holds no lock here (its lease ran out, or the lock was force-unlocked).
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
@@ -21,6 +23,12 @@ if tonumber(ARGV[4]) > 0 then
   redis.call('del', KEYS[1])
   redis.call('hset', KEYS[1], 'hold-at-least', 1, 'token', token)
   redis.call('pexpire', KEYS[1], ARGV[4])
+elseif tonumber(ARGV[5]) > 0 and redis.call('hexists', KEYS[1], 'contended') == 1 then
+  -- another client waits: its turn, before this client's other threads take the lock again
+  local client = redis.call('hget', KEYS[1], 'client') or ''
+  redis.call('del', KEYS[1])
+  redis.call('hset', KEYS[1], 'yielded-by', client)
+  redis.call('pexpire', KEYS[1], ARGV[5])
 else
   redis.call('del', KEYS[1])
 end

@@ -79,13 +79,15 @@ class RedisLockAutoConfigurationTests {
 	void propertiesBindAndReachTheBeans() {
 		this.contextRunner
 			.withPropertyValues("redis-lock.key-prefix=app:locks:", "redis-lock.wait-time=250ms",
-					"redis-lock.lease-time=PT10S", "redis-lock.watchdog-timeout=1m", "redis-lock.aspect-order=42")
+					"redis-lock.lease-time=PT10S", "redis-lock.watchdog-timeout=1m", "redis-lock.aspect-order=42",
+					"redis-lock.max-local-passes=3")
 			.run((context) -> {
 				RedisLockProperties properties = context.getBean(RedisLockProperties.class);
 				assertThat(properties.getWaitTime()).isEqualTo(Duration.ofMillis(250));
 				assertThat(properties.getLeaseTime()).isEqualTo(Duration.ofSeconds(10));
 				assertThat(properties.getWatchdogTimeout()).isEqualTo(Duration.ofMinutes(1));
-				assertThat(context.getBean(RedisLockClient.class).toString()).contains("keyPrefix=app:locks:");
+				assertThat(context.getBean(RedisLockClient.class).toString()).contains("keyPrefix=app:locks:")
+					.contains("maxLocalPasses=3");
 				assertThat(context.getBean(LockOperationSourceAdvisor.class).getOrder()).isEqualTo(42);
 			});
 	}
@@ -170,6 +172,15 @@ class RedisLockAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("redis-lock.watchdog-timeout must be at least 300ms"));
+	}
+
+	@Test
+	void negativeMaxLocalPassesFailStartupNamingTheProperty() {
+		this.contextRunner.withPropertyValues("redis-lock.max-local-passes=-1")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redis-lock.max-local-passes must not be negative, was -1"));
 	}
 
 	@Test

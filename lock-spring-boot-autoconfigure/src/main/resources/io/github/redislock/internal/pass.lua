@@ -1,0 +1,23 @@
+-- Lets a client go on passing a lock among its own threads without freeing it in Redis, or makes it
+-- give the lock up when another client waits. Run by the client once every few passes (when its
+-- reserved fencing tokens run out); the passes in between ask Redis nothing.
+-- KEYS[1] the lock hash, KEYS[2] the fencing counter
+-- ARGV[1] the owner Redis knows as the holder (who took the lock in Redis for this client),
+-- ARGV[2] how many fencing tokens to reserve, ARGV[3] the lock's release channel,
+-- ARGV[4] the lease in milliseconds, ARGV[5] how long the lock stays given up to other clients
+-- Returns the first reserved token (> 0) when the client goes on; 0 when another client waits: the
+-- lock is freed for the other clients (its own threads must wait for them or for ARGV[5]) and they
+-- are told; -1 when the owner no longer holds the lock.
+if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+  return -1
+end
+if redis.call('hexists', KEYS[1], 'contended') == 1 then
+  local client = redis.call('hget', KEYS[1], 'client') or ''
+  redis.call('del', KEYS[1])
+  redis.call('hset', KEYS[1], 'yielded-by', client)
+  redis.call('pexpire', KEYS[1], ARGV[5])
+  redis.call('publish', ARGV[3], 'released')
+  return 0
+end
+redis.call('pexpire', KEYS[1], ARGV[4])
+return redis.call('incrby', KEYS[2], ARGV[2]) - tonumber(ARGV[2]) + 1

@@ -1,0 +1,363 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A release that finds another thread of the same client waiting passes the lock to it
+ * without freeing it in Redis; other clients' waiters still get their turn within
+ * {@code maxLocalPasses}, fencing tokens still increase, and losses, deaths, interrupts
+ * and timeouts stay handled.
+ */
+class LocalHandOffTests {
+
+	private static final int PASSES = 4;
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
+
+	@Test
+	void aReleaseWithAThreadOfTheSameClientWaitingPassesTheLockWithoutFreeingItInRedis() throws Exception {
+		String name = LockTestClients.uniqueName();
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = LockTestClients.recordCommands(factory);
+		RedisLockClient client = RedisLockClient.builder(factory).maxLocalPasses(PASSES).build();
+		RedisLock lock = client.getLock(name);
+		lock.lock();
+		long holderToken = lock.fencingToken();
+		List<CompletableFuture<Long>> waiters = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			waiters.add(CompletableFuture.supplyAsync(() -> {
+				RedisLock same = client.getLock(name);
+				same.lock();
+				try {
+					return same.fencingToken();
+				}
+				finally {
+					same.unlock();
+				}
+			}, (task) -> new Thread(task).start()));
+		}
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 2);
+		commands.clear();
+		lock.unlock();
+		long first = waiters.get(0).get(5, TimeUnit.SECONDS);
+		long second = waiters.get(1).get(5, TimeUnit.SECONDS);
+		assertThat(List.of(first, second)).allSatisfy((token) -> assertThat(token).isGreaterThan(holderToken))
+			.doesNotHaveDuplicates();
+		// Three releases, two acquisitions, two scripts: the first pass reserved tokens
+		// (the holder took the lock alone, with one), the second asked Redis nothing, and
+		// the last release freed the lock there. No waiter asked Redis for the lock.
+		assertThat(commands).filteredOn("EVALSHA"::equals).hasSize(2);
+		assertThat(lock.isLocked()).isFalse();
+		LockTestClients.assertNothingLeftBehind(client);
+		client.close();
+	}
+
+	@Test
+	void contendingThreadsOfOneClientRunMostlyOnPassesAndStayMutuallyExclusive() throws Exception {
+		String name = LockTestClients.uniqueName();
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = LockTestClients.recordCommands(factory);
+		RedisLockClient client = RedisLockClient.builder(factory).maxLocalPasses(PASSES).build();
+		Contenders contenders = new Contenders();
+		contenders.run(client, name, 4, 50);
+		assertThat(contenders.overlaps).hasValue(0);
+		assertThat(contenders.acquisitions).hasValue(200);
+		contenders.assertTokensIncrease();
+		long scripts = commands.stream().filter("EVALSHA"::equals).count();
+		// without passing every acquisition costs an acquire and a release script, and a
+		// failed attempt or more for most; with it, a few go to Redis
+		assertThat(scripts).as("scripts for 200 acquisitions").isLessThan(200);
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	@Test
+	void aWaiterOfAnotherClientGetsTheLockWithinMaxLocalPasses() throws Exception {
+		String name = LockTestClients.uniqueName();
+		String counter = name + ":counter";
+		StringRedisTemplate redisTemplate = this.clients.newTemplate();
+		RedisLockClient passing = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLockClient other = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		AtomicBoolean stop = new AtomicBoolean();
+		AtomicInteger acquisitions = new AtomicInteger();
+		List<Thread> hammering = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			Thread thread = new Thread(() -> {
+				RedisLock lock = passing.getLock(name);
+				while (!stop.get()) {
+					lock.lock();
+					try {
+						increment(redisTemplate, counter);
+						acquisitions.incrementAndGet();
+					}
+					finally {
+						lock.unlock();
+					}
+				}
+			});
+			thread.start();
+			hammering.add(thread);
+		}
+		int turns = 20;
+		try {
+			List<Integer> passesBeforeTurn = new ArrayList<>();
+			RedisLock otherLock = other.getLock(name);
+			for (int turn = 0; turn < turns; turn++) {
+				int start = acquisitions.get();
+				await().atMost(Duration.ofSeconds(5)).until(() -> acquisitions.get() > start + 2 * PASSES);
+				int before = acquisitions.get();
+				assertThat(otherLock.tryLock(Duration.ofSeconds(10), null)).isTrue();
+				try {
+					passesBeforeTurn.add(acquisitions.get() - before);
+					increment(redisTemplate, counter);
+				}
+				finally {
+					otherLock.unlock();
+				}
+			}
+			// The other client's attempt marks the lock; the holder's client sees the
+			// mark
+			// when its reserved tokens run out (at most PASSES passes later) or at its
+			// next
+			// release in Redis, and leaves the lock to the other client for a moment. The
+			// first turn also connects the other client's subscription.
+			assertThat(passesBeforeTurn.subList(1, turns))
+				.as("acquisitions by the passing client before the other's turn")
+				.allSatisfy((passes) -> assertThat(passes).isLessThanOrEqualTo(2 * (PASSES + 1)));
+		}
+		finally {
+			stop.set(true);
+			for (Thread thread : hammering) {
+				thread.join(10_000);
+			}
+		}
+		assertThat(redisTemplate.opsForValue().get(counter)).isEqualTo(Integer.toString(acquisitions.get() + turns));
+		LockTestClients.assertNothingLeftBehind(passing);
+	}
+
+	// not atomic on purpose: only the lock keeps increments from getting lost
+	private static void increment(StringRedisTemplate redisTemplate, String counter) {
+		String value = redisTemplate.opsForValue().get(counter);
+		redisTemplate.opsForValue().set(counter, Integer.toString((value != null) ? Integer.parseInt(value) + 1 : 1));
+	}
+
+	@Test
+	void tokensIncreaseThroughPassesAndAcrossClients() throws Exception {
+		String name = LockTestClients.uniqueName();
+		Contenders contenders = new Contenders();
+		RedisLockClient first = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLockClient second = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		CompletableFuture<Void> one = CompletableFuture.runAsync(() -> contenders.runQuietly(first, name, 3, 40));
+		CompletableFuture<Void> two = CompletableFuture.runAsync(() -> contenders.runQuietly(second, name, 3, 40));
+		CompletableFuture.allOf(one, two).get(60, TimeUnit.SECONDS);
+		assertThat(contenders.acquisitions).hasValue(240);
+		assertThat(contenders.overlaps).hasValue(0);
+		contenders.assertTokensIncrease();
+		LockTestClients.assertNothingLeftBehind(first);
+		LockTestClients.assertNothingLeftBehind(second);
+	}
+
+	@Test
+	void aLeaseLostDuringARunOfPassesIsReportedAndEndsTheRun() throws Exception {
+		String name = LockTestClients.uniqueName();
+		List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		RedisLockClient client = this.clients
+			.newClient((builder) -> builder.maxLocalPasses(PASSES).leaseLostListener(lost::add));
+		RedisLock lock = client.getLock(name);
+		lock.lock();
+		CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
+			RedisLock same = client.getLock(name);
+			same.lock();
+			try {
+				return same.fencingToken();
+			}
+			finally {
+				same.unlock();
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		// the lease ends unseen (a failover that lost the key, an operator's DEL); the
+		// watchdog's next renewal finds out
+		redis.command("DEL", "lock:{" + name + "}");
+		LockTestClients.inspector(client).renewNow();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
+		assertThatLeaseExpired(lock::unlock);
+		// not passed: the waiter took the lock in Redis, with a token of its own
+		long waiterToken = waiter.get(5, TimeUnit.SECONDS);
+		assertThat(waiterToken).isGreaterThan(0);
+		assertThat(lost).hasSize(1);
+		assertThat(lock.isLocked()).isFalse();
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	@Test
+	void aHolderThatDiesLeavesTheLockToExpireAndItsClientsWaitersGetItThen() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		CountDownLatch locked = new CountDownLatch(1);
+		Thread dying = new Thread(() -> {
+			client.getLock(name).lock();
+			locked.countDown();
+		});
+		dying.start();
+		assertThat(locked.await(5, TimeUnit.SECONDS)).isTrue();
+		dying.join();
+		RedisLock waiter = client.getLock(name);
+		// the dead thread's critical section may have stopped half-way: nobody gets the
+		// lock before its lease ends, not even a thread of the same client
+		assertThat(waiter.tryLock(Duration.ofSeconds(10), null)).isTrue();
+		assertThat(waiter.fencingToken()).isPositive();
+		waiter.unlock();
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	@Test
+	void anInterruptOrTimeoutRacingAPassEitherGetsTheLockOrLeavesNothing() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLock holder = client.getLock(name);
+		java.util.Random random = new java.util.Random(42);
+		int granted = 0;
+		int refused = 0;
+		int rounds = 60;
+		for (int round = 0; round < rounds; round++) {
+			boolean interrupt = round % 2 == 0;
+			holder.lock();
+			AtomicBoolean interruptedWithLock = new AtomicBoolean();
+			CompletableFuture<Boolean> waiter = new CompletableFuture<>();
+			Thread thread = new Thread(() -> {
+				RedisLock lock = client.getLock(name);
+				try {
+					boolean acquired;
+					if (interrupt) {
+						lock.lockInterruptibly();
+						acquired = true;
+						interruptedWithLock.set(Thread.currentThread().isInterrupted());
+					}
+					else {
+						acquired = lock.tryLock(Duration.ofMillis(20), null);
+					}
+					if (acquired) {
+						lock.unlock();
+					}
+					waiter.complete(acquired);
+				}
+				catch (InterruptedException ex) {
+					waiter.complete(false);
+				}
+				catch (Throwable ex) {
+					waiter.completeExceptionally(ex);
+				}
+			});
+			thread.start();
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> LockTestClients.inspector(client).waitingCount() == 1 || waiter.isDone());
+			// the release lands before, during or after the end of the wait: each outcome
+			// is checked below
+			long delayNanos = TimeUnit.MICROSECONDS.toNanos(random.nextInt(25_000));
+			long until = System.nanoTime() + delayNanos;
+			if (interrupt) {
+				thread.interrupt();
+			}
+			while (System.nanoTime() < until) {
+				Thread.onSpinWait();
+			}
+			holder.unlock();
+			boolean acquired = waiter.get(10, TimeUnit.SECONDS);
+			if (acquired) {
+				granted++;
+			}
+			else {
+				refused++;
+			}
+			thread.join(5_000);
+			// whatever won, the lock is free again for anybody
+			assertThat(holder.tryLock(Duration.ofSeconds(5), null)).as("round " + round).isTrue();
+			holder.unlock();
+		}
+		assertThat(granted + refused).isEqualTo(rounds);
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	private static void assertThatLeaseExpired(Runnable unlock) {
+		org.assertj.core.api.Assertions.assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(unlock::run);
+	}
+
+	/** Threads taking one lock in turn, checking exclusion and recording tokens. */
+	private static final class Contenders {
+
+		final AtomicInteger overlaps = new AtomicInteger();
+
+		final AtomicInteger acquisitions = new AtomicInteger();
+
+		private final AtomicInteger inside = new AtomicInteger();
+
+		private final List<Long> tokens = new ArrayList<>();
+
+		void run(RedisLockClient client, String name, int threads, int each) throws Exception {
+			List<CompletableFuture<Void>> all = new ArrayList<>();
+			for (int i = 0; i < threads; i++) {
+				all.add(CompletableFuture.runAsync(() -> {
+					RedisLock lock = client.getLock(name);
+					for (int n = 0; n < each; n++) {
+						lock.lock();
+						try {
+							if (this.inside.incrementAndGet() != 1) {
+								this.overlaps.incrementAndGet();
+							}
+							synchronized (this.tokens) {
+								this.tokens.add(lock.fencingToken());
+							}
+							this.acquisitions.incrementAndGet();
+							this.inside.decrementAndGet();
+						}
+						finally {
+							lock.unlock();
+						}
+					}
+				}, (task) -> new Thread(task).start()));
+			}
+			CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+		}
+
+		void runQuietly(RedisLockClient client, String name, int threads, int each) {
+			try {
+				run(client, name, threads, each);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+
+		void assertTokensIncrease() {
+			synchronized (this.tokens) {
+				for (int i = 1; i < this.tokens.size(); i++) {
+					assertThat(this.tokens.get(i)).as("token %d of %d", i, this.tokens.size())
+						.isGreaterThan(this.tokens.get(i - 1));
+				}
+			}
+		}
+
+	}
+
+}

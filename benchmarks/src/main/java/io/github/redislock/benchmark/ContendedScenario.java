@@ -2,11 +2,15 @@ package io.github.redislock.benchmark;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.github.redislock.testsupport.RedisServer;
 
 /**
- * Several threads of one JVM take turns on one lock name.
+ * Several threads of one JVM take turns on one lock name; each holder runs the
+ * {@link CriticalSection}. The {@link Library#CEILING ceiling} runs that critical section
+ * on one thread without any lock: what a lock that hands over at no cost would reach.
  */
 final class ContendedScenario implements ContentionScenario {
 
@@ -22,19 +26,29 @@ final class ContendedScenario implements ContentionScenario {
 	}
 
 	@Override
+	public List<Library> libraries() {
+		List<Library> libraries = new ArrayList<>(ContentionScenario.super.libraries());
+		libraries.add(0, Library.CEILING);
+		return libraries;
+	}
+
+	@Override
 	public RunResult run(Library library, RedisServer redis, Duration warmup, Duration run, Path workDirectory) {
+		String name = ContentionStep.LOCK_NAME + ":" + library.name();
 		try (LockLibrary locks = library.connect(redis);
-				SharedCounter shared = new SharedCounter(workDirectory.resolve("counter-" + library.name()))) {
+				SharedCounter shared = new SharedCounter(workDirectory.resolve("counter-" + library.name()));
+				CriticalSection section = new CriticalSection(redis.host(), redis.port())) {
 			shared.reset();
+			section.reset(List.of(name));
 			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
 			long end = measureFrom + run.toMillis();
 			Thread statsReset = CommandStats.resetAt(redis, measureFrom);
-			String name = ContentionStep.LOCK_NAME + ":" + library.name();
-			TimedLoop.Result result = TimedLoop.run(this.threads, measureFrom, end,
-					(thread) -> new ContentionStep(locks, shared, name));
+			int threads = (library == Library.CEILING) ? 1 : this.threads;
+			TimedLoop.Result result = TimedLoop.run(threads, measureFrom, end,
+					(thread) -> new ContentionStep(locks, shared, section, name, true));
 			CycleScenario.join(statsReset);
 			return new RunResult(result.measured(), result.seconds(), result.latency(),
-					shared.counter() == result.total(), CommandStats.read(redis));
+					section.total(List.of(name)) == result.total(), CommandStats.read(redis));
 		}
 	}
 

@@ -3,6 +3,7 @@ package io.github.redislock.benchmark;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -20,8 +21,11 @@ public final class ContentionWorker {
 		int port = Integer.parseInt(args[2]);
 		int threads = Integer.parseInt(args[3]);
 		Path counterFile = Path.of(args[4]);
-		try (LockLibrary locks = library.connect(host, port); SharedCounter shared = new SharedCounter(counterFile)) {
-			String name = ContentionStep.LOCK_NAME + ":jvms:" + library.name();
+		int names = Integer.parseInt(args[5]);
+		try (LockLibrary locks = library.connect(host, port);
+				SharedCounter shared = new SharedCounter(counterFile);
+				CriticalSection section = new CriticalSection(host, port)) {
+			List<String> lockNames = TwoJvmScenario.lockNames(library, names);
 			// connected: let the parent pick the window once every worker is
 			System.out.println("READY");
 			System.out.flush();
@@ -32,7 +36,7 @@ public final class ContentionWorker {
 			long measureFrom = shared.measureFrom();
 			long end = shared.end();
 			TimedLoop.Result result = TimedLoop.run(threads, measureFrom, end,
-					(thread) -> new ContentionStep(locks, shared, name));
+					(thread) -> new ContentionStep(locks, shared, section, lockNames.get(thread % names), names == 1));
 			ByteBuffer histogram = ByteBuffer.allocate(result.latency().getNeededByteBufferCapacity());
 			int length = result.latency().encodeIntoCompressedByteBuffer(histogram);
 			byte[] encoded = new byte[length];

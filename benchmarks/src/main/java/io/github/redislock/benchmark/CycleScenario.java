@@ -41,8 +41,9 @@ final class CycleScenario implements Scenario {
 
 	@Override
 	public List<Library> libraries() {
-		return (this.depth > 1) ? Arrays.stream(Library.values()).filter((library) -> library != Library.FLOOR).toList()
-				: List.of(Library.values());
+		return Arrays.stream(Library.values())
+			.filter((library) -> library != Library.CEILING && (this.depth == 1 || library != Library.FLOOR))
+			.toList();
 	}
 
 	@Override

@@ -11,6 +11,12 @@ enum Library {
 
 	FLOOR("SET NX PX floor", FloorLibrary::new),
 
+	/**
+	 * The critical section on one thread without a lock: the contended scenarios'
+	 * ceiling.
+	 */
+	CEILING("critical section alone, 1 thread, no lock", NoLockLibrary::new),
+
 	REDIS_LOCK("redis-lock", (host, port) -> new RedisLockLibrary(host, port, false)),
 
 	REDIS_LOCK_OBSERVED("redis-lock + Micrometer", (host, port) -> new RedisLockLibrary(host, port, true)),

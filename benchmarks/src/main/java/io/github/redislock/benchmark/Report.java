@@ -71,14 +71,17 @@ final class Report {
 				.append(scenario.unit())
 				.append(" | vs ")
 				.append(baseline.title())
-				.append(" | p50 µs | p99 µs | Redis cmds/op | counter |\n");
-			md.append("|---|---:|---:|---:|---:|---:|---|\n");
+				.append(" | p50 µs | p99 µs | Redis cmds/op | scripts/op | smallest JVM's share | counter |\n");
+			md.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 			for (Map.Entry<Library, List<RunResult>> library : entry.getValue().entrySet()) {
 				List<RunResult> runs = library.getValue();
 				double rate = median(runs, RunResult::perSecond);
-				md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.1f | %,.1f | %.2f | %s |%n",
+				double share = median(runs, RunResult::smallestShare);
+				md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.1f | %,.1f | %.2f | %.2f | %s | %s |%n",
 						library.getKey().title(), rate, rate / baselineRate, median(runs, RunResult::p50Micros),
 						median(runs, RunResult::p99Micros), median(runs, RunResult::commandsPerOperation),
+						median(runs, RunResult::scriptsPerOperation),
+						Double.isNaN(share) ? "" : String.format(Locale.ROOT, "%.0f %%", 100 * share),
 						runs.stream().allMatch(RunResult::counterOk) ? "ok" : "MISMATCH"));
 			}
 			md.append("\nLatency: ").append(scenario.latencyMeaning()).append(".\n\n");
@@ -135,12 +138,50 @@ final class Report {
 				double theirCommands = median(redisson, RunResult::commandsPerOperation);
 				row(md, scenario.title() + ": Redis cmds/acquisition <= Redisson",
 						String.format(Locale.ROOT, "%.2f vs %.2f", commands, theirCommands), commands <= theirCommands);
+				double theirRate = median(redisson, RunResult::perSecond);
+				double scripts = median(ours, RunResult::scriptsPerOperation);
+				if (scenario instanceof ContendedScenario) {
+					row(md, scenario.title() + ": acquisitions/s >= 2.2 x Redisson",
+							String.format(Locale.ROOT, "%.2f x (%,.0f vs %,.0f)", rate / theirRate, rate, theirRate),
+							rate >= 2.2 * theirRate);
+					List<RunResult> ceiling = byLibrary.get(Library.CEILING);
+					if (ceiling != null) {
+						double ceilingRate = median(ceiling, RunResult::perSecond);
+						row(md, scenario.title() + ": acquisitions/s >= 0.8 x the critical section's ceiling", String
+							.format(Locale.ROOT, "%.2f x (%,.0f vs %,.0f)", rate / ceilingRate, rate, ceilingRate),
+								rate >= 0.8 * ceilingRate);
+					}
+					row(md, scenario.title() + ": scripts/acquisition <= 1.3",
+							String.format(Locale.ROOT, "%.2f", scripts), scripts <= 1.3);
+				}
+				if (scenario instanceof TwoJvmScenario) {
+					double share = median(ours, RunResult::smallestShare);
+					row(md, scenario.title() + ": each JVM >= 35 % of acquisitions",
+							String.format(Locale.ROOT, "smallest share %.0f %%", 100 * share), share >= 0.35);
+					double bestFair = 0;
+					String bestName = "none";
+					for (Map.Entry<Library, List<RunResult>> peer : byLibrary.entrySet()) {
+						if (peer.getKey() == Library.REDIS_LOCK || peer.getKey() == Library.CEILING) {
+							continue;
+						}
+						double peerRate = median(peer.getValue(), RunResult::perSecond);
+						if (median(peer.getValue(), RunResult::smallestShare) >= 0.35 && peerRate > bestFair) {
+							bestFair = peerRate;
+							bestName = peer.getKey().title();
+						}
+					}
+					row(md, scenario.title() + ": acquisitions/s >= 1.5 x the best peer sharing fairly", String
+						.format(Locale.ROOT, "%.2f x %s (%,.0f vs %,.0f)", rate / bestFair, bestName, rate, bestFair),
+							rate >= 1.5 * bestFair);
+				}
 				double p99 = median(ours, RunResult::p99Micros);
 				double theirP99 = median(redisson, RunResult::p99Micros);
-				row(md, scenario.title() + ": p99 hand-off gap <= Redisson",
-						String.format(Locale.ROOT, "%,.0f µs vs %,.0f µs", p99, theirP99), p99 <= theirP99);
+				if (!Double.isNaN(p99) && p99 > 0) {
+					row(md, scenario.title() + ": p99 hand-off gap <= 0.5 x Redisson",
+							String.format(Locale.ROOT, "%,.0f µs vs %,.0f µs", p99, theirP99), p99 <= 0.5 * theirP99);
+				}
 				List<RunResult> spin = byLibrary.get(Library.INTEGRATION_SPIN);
-				if (spin != null) {
+				if (spin != null && p99 > 0) {
 					double spinP99 = median(spin, RunResult::p99Micros);
 					row(md, scenario.title() + ": p99 hand-off gap far below a spinning lock (<= 0.5 x)",
 							String.format(Locale.ROOT, "%,.0f µs vs %,.0f µs (SPIN)", p99, spinP99),
@@ -222,6 +263,7 @@ final class Report {
 			if (library.title().equals(libraryTitle)) {
 				return switch (library) {
 					case FLOOR -> new Color(0x9E9E9E);
+					case CEILING -> new Color(0x424242);
 					case REDIS_LOCK -> new Color(0xD32F2F);
 					case REDIS_LOCK_OBSERVED -> new Color(0xEF9A9A);
 					case REDISSON -> new Color(0x1976D2);

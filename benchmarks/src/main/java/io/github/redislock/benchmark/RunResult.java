@@ -15,9 +15,21 @@ import org.HdrHistogram.Histogram;
  * @param counterOk whether the shared non-atomic counter ended equal to the acquisitions
  * @param redisCommands commands Redis ran in the window, by name, including those run
  * inside Lua scripts
+ * @param smallestShare with several JVMs, the share of the acquisitions the JVM with the
+ * fewest made; NaN otherwise
  */
-record RunResult(long operations, double seconds, Histogram latency, boolean counterOk,
-		Map<String, Long> redisCommands) {
+record RunResult(long operations, double seconds, Histogram latency, boolean counterOk, Map<String, Long> redisCommands,
+		double smallestShare) {
+
+	RunResult(long operations, double seconds, Histogram latency, boolean counterOk, Map<String, Long> redisCommands) {
+		this(operations, seconds, latency, counterOk, redisCommands, Double.NaN);
+	}
+
+	/** Lua script calls (EVALSHA and EVAL) per operation. */
+	double scriptsPerOperation() {
+		long scripts = this.redisCommands.getOrDefault("evalsha", 0L) + this.redisCommands.getOrDefault("eval", 0L);
+		return (this.operations > 0) ? (double) scripts / this.operations : Double.NaN;
+	}
 
 	double perSecond() {
 		return this.operations / this.seconds;

@@ -34,20 +34,48 @@ final class TwoJvmScenario implements ContentionScenario {
 
 	private final int threadsPerJvm;
 
-	TwoJvmScenario(int threadsPerJvm) {
+	private final int names;
+
+	/**
+	 * @param names how many lock names the threads share (thread {@code i} takes name
+	 * {@code i % names}); with more than one the hand-off gap is not measured
+	 */
+	TwoJvmScenario(int threadsPerJvm, int names) {
 		this.threadsPerJvm = threadsPerJvm;
+		this.names = names;
 	}
 
 	@Override
 	public String title() {
-		return "contended, 2 JVMs x " + this.threadsPerJvm + " threads";
+		return "contended, 2 JVMs x " + this.threadsPerJvm + " threads"
+				+ ((this.names > 1) ? " x " + this.names + " names" : "");
+	}
+
+	@Override
+	public String latencyMeaning() {
+		return (this.names > 1) ? "not measured (several names)" : ContentionScenario.super.latencyMeaning();
+	}
+
+	static List<String> lockNames(Library library, int names) {
+		String name = ContentionStep.LOCK_NAME + ":jvms:" + library.name();
+		if (names == 1) {
+			return List.of(name);
+		}
+		List<String> all = new ArrayList<>();
+		for (int i = 0; i < names; i++) {
+			all.add(name + ":" + i);
+		}
+		return all;
 	}
 
 	@Override
 	public RunResult run(Library library, RedisServer redis, Duration warmup, Duration run, Path workDirectory) {
 		Path counterFile = workDirectory.resolve("counter-jvms-" + library.name());
-		try (SharedCounter shared = new SharedCounter(counterFile)) {
+		List<String> lockNames = lockNames(library, this.names);
+		try (SharedCounter shared = new SharedCounter(counterFile);
+				CriticalSection section = new CriticalSection(redis.host(), redis.port())) {
 			shared.reset();
+			section.reset(lockNames);
 			List<Process> workers = new ArrayList<>();
 			List<BufferedReader> outputs = new ArrayList<>();
 			for (int i = 0; i < 2; i++) {
@@ -67,15 +95,19 @@ final class TwoJvmScenario implements ContentionScenario {
 			CycleScenario.sleepUntil(end);
 			long measured = 0;
 			long total = 0;
+			long fewest = Long.MAX_VALUE;
 			Histogram latency = TimedLoop.newHistogram();
 			for (int i = 0; i < workers.size(); i++) {
 				String[] result = awaitResult(workers.get(i), outputs.get(i));
-				measured += Long.parseLong(result[1]);
+				long measuredHere = Long.parseLong(result[1]);
+				measured += measuredHere;
+				fewest = Math.min(fewest, measuredHere);
 				total += Long.parseLong(result[2]);
 				latency.add(decode(result[3]));
 			}
 			Map<String, Long> commands = CommandStats.read(redis);
-			return new RunResult(measured, run.toMillis() / 1000.0, latency, shared.counter() == total, commands);
+			return new RunResult(measured, run.toMillis() / 1000.0, latency, section.total(lockNames) == total,
+					commands, (measured > 0) ? (double) fewest / measured : Double.NaN);
 		}
 	}
 
@@ -84,7 +116,7 @@ final class TwoJvmScenario implements ContentionScenario {
 		try {
 			return new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
 					ContentionWorker.class.getName(), library.name(), redis.host(), Integer.toString(redis.port()),
-					Integer.toString(this.threadsPerJvm), counterFile.toString())
+					Integer.toString(this.threadsPerJvm), counterFile.toString(), Integer.toString(this.names))
 				.redirectErrorStream(true)
 				.start();
 		}

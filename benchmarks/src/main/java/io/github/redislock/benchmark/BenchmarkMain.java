@@ -24,7 +24,9 @@ import org.springframework.util.FileSystemUtils;
  *
  * <p>
  * Arguments: {@code --run=3s --warmup=1s --rounds=1 --out=results}, and
- * {@code --only=<text>} to run only the scenarios whose title contains the text.
+ * {@code --only=<text>} to run only the scenarios whose title contains the text, and
+ * {@code --libraries=REDIS_LOCK,REDISSON} to run only these libraries (for a quick look;
+ * the report's ratios need the baselines).
  */
 public final class BenchmarkMain {
 
@@ -40,6 +42,10 @@ public final class BenchmarkMain {
 		Files.createDirectories(out);
 		Path work = Files.createTempDirectory("redis-lock-bench-");
 		String only = options.getOrDefault("only", "");
+		List<String> libraries = List.of(options.getOrDefault("libraries", "").split(","))
+			.stream()
+			.filter((library) -> !library.isEmpty())
+			.toList();
 		List<Scenario> scenarios = List
 			.of(new CycleScenario(1, 1), new CycleScenario(8, 1), new CycleScenario(1, 3), new ContendedScenario(8),
 					new TwoJvmScenario(4, 1), new TwoJvmScenario(8, 4), new ReactiveScenario(8, false),
@@ -70,7 +76,10 @@ public final class BenchmarkMain {
 			}
 			for (int round = 1; round <= rounds; round++) {
 				for (Scenario scenario : scenarios) {
-					List<Library> order = new ArrayList<>(scenario.libraries());
+					List<Library> order = new ArrayList<>(scenario.libraries()
+						.stream()
+						.filter((library) -> libraries.isEmpty() || libraries.contains(library.name()))
+						.toList());
 					List<Library> reverse = new ArrayList<>(order);
 					Collections.reverse(reverse);
 					order.addAll(reverse);

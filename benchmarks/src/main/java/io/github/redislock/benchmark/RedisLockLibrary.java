@@ -26,6 +26,11 @@ final class RedisLockLibrary implements LockLibrary {
 		this.connectionFactory.afterPropertiesSet();
 		this.connectionFactory.start();
 		RedisLockClient.Builder builder = RedisLockClient.builder(this.connectionFactory);
+		// for trying other values by hand; the worker JVMs inherit the environment
+		String maxLocalPasses = System.getenv("BENCH_MAX_LOCAL_PASSES");
+		if (maxLocalPasses != null) {
+			builder.maxLocalPasses(Integer.parseInt(maxLocalPasses));
+		}
 		if (observed) {
 			MeterRegistry meters = new SimpleMeterRegistry();
 			ObservationRegistry observations = ObservationRegistry.create();

@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.testsupport.RedisServerExtension;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,6 +28,8 @@ import static org.awaitility.Awaitility.await;
  * and timeouts stay handled.
  */
 class LocalHandOffTests {
+
+	private static final Log logger = LogFactory.getLog(LocalHandOffTests.class);
 
 	private static final int PASSES = 4;
 
@@ -46,16 +50,7 @@ class LocalHandOffTests {
 		long holderToken = lock.fencingToken();
 		List<CompletableFuture<Long>> waiters = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
-			waiters.add(CompletableFuture.supplyAsync(() -> {
-				RedisLock same = client.getLock(name);
-				same.lock();
-				try {
-					return same.fencingToken();
-				}
-				finally {
-					same.unlock();
-				}
-			}, (task) -> new Thread(task).start()));
+			waiters.add(lockOnAThreadOfItsOwn(client, name));
 		}
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 2);
 		commands.clear();
@@ -141,6 +136,8 @@ class LocalHandOffTests {
 			// next
 			// release in Redis, and leaves the lock to the other client for a moment. The
 			// first turn also connects the other client's subscription.
+			logger.info("Acquisitions by the passing client (3 threads, maxLocalPasses " + PASSES
+					+ ") before each turn of the other client: " + passesBeforeTurn);
 			assertThat(passesBeforeTurn.subList(1, turns))
 				.as("acquisitions by the passing client before the other's turn")
 				.allSatisfy((passes) -> assertThat(passes).isLessThanOrEqualTo(2 * (PASSES + 1)));
@@ -185,16 +182,7 @@ class LocalHandOffTests {
 			.newClient((builder) -> builder.maxLocalPasses(PASSES).leaseLostListener(lost::add));
 		RedisLock lock = client.getLock(name);
 		lock.lock();
-		CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
-			RedisLock same = client.getLock(name);
-			same.lock();
-			try {
-				return same.fencingToken();
-			}
-			finally {
-				same.unlock();
-			}
-		});
+		CompletableFuture<Long> waiter = lockOnAThreadOfItsOwn(client, name);
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
 		// the lease ends unseen (a failover that lost the key, an operator's DEL); the
 		// watchdog's next renewal finds out
@@ -272,18 +260,25 @@ class LocalHandOffTests {
 			thread.start();
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> LockTestClients.inspector(client).waitingCount() == 1 || waiter.isDone());
-			// the release lands before, during or after the end of the wait: each outcome
-			// is checked below
-			long delayNanos = TimeUnit.MICROSECONDS.toNanos(random.nextInt(25_000));
-			long until = System.nanoTime() + delayNanos;
-			if (interrupt) {
+			// the release lands before, during or after the end of the wait, or the
+			// interrupt: each outcome is checked below
+			long delayNanos = TimeUnit.MICROSECONDS.toNanos(random.nextInt(interrupt ? 200 : 25_000));
+			boolean interruptFirst = random.nextBoolean();
+			if (interrupt && interruptFirst) {
 				thread.interrupt();
 			}
-			while (System.nanoTime() < until) {
-				Thread.onSpinWait();
-			}
+			spin(delayNanos);
 			holder.unlock();
+			if (interrupt && !interruptFirst) {
+				spin(delayNanos);
+				thread.interrupt();
+			}
 			boolean acquired = waiter.get(10, TimeUnit.SECONDS);
+			if (acquired && interrupt && interruptFirst) {
+				// the pass won the race against an interrupt that came before it: the
+				// thread has the lock, and its interrupt status says it was interrupted
+				assertThat(interruptedWithLock).as("round " + round).isTrue();
+			}
 			if (acquired) {
 				granted++;
 			}
@@ -295,8 +290,31 @@ class LocalHandOffTests {
 			assertThat(holder.tryLock(Duration.ofSeconds(5), null)).as("round " + round).isTrue();
 			holder.unlock();
 		}
+		logger.info("Interrupts and timeouts racing a pass: " + granted + " rounds got the lock, " + refused
+				+ " did not; every round left the lock free");
 		assertThat(granted + refused).isEqualTo(rounds);
 		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	private static void spin(long nanos) {
+		long until = System.nanoTime() + nanos;
+		while (System.nanoTime() < until) {
+			Thread.onSpinWait();
+		}
+	}
+
+	/** Locks and unlocks on a new thread; completes with the holder's fencing token. */
+	private static CompletableFuture<Long> lockOnAThreadOfItsOwn(RedisLockClient client, String name) {
+		return CompletableFuture.supplyAsync(() -> {
+			RedisLock lock = client.getLock(name);
+			lock.lock();
+			try {
+				return lock.fencingToken();
+			}
+			finally {
+				lock.unlock();
+			}
+		}, (task) -> new Thread(task).start());
 	}
 
 	private static void assertThatLeaseExpired(Runnable unlock) {

@@ -123,6 +123,11 @@ final class LeaseWatchdog implements AutoCloseable {
 			if (!lost.isReleasing() && this.renewed.remove(lost) && lost.markLost()) {
 				logger.warn(lost.describeLoss());
 				this.notifier.notify(lost.lostEvent(LeaseLostEvent.DetectedBy.WATCHDOG));
+				WaitQueue queue = lost.queue();
+				if (queue != null) {
+					// threads of this client waiting for it to be passed on ask Redis now
+					queue.released();
+				}
 			}
 		}
 	}

@@ -33,6 +33,14 @@ final class LockAcquirer {
 	 */
 	private static final long REFUSED_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
+	/**
+	 * How often a waiter for a pass looks again whether the holder of its client still
+	 * holds (asking nobody). A holder that passes nothing on frees the lock in Redis,
+	 * whose message wakes a waiter, and one that is forgotten or found lost wakes one
+	 * too; this only bounds what a missed wake-up costs.
+	 */
+	private static final long PASS_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	private final LockCommands commands;
 
 	private final Holds holds;
@@ -137,8 +145,7 @@ final class LockAcquirer {
 					return null;
 				}
 				try {
-					sleeper.sleep(
-							Math.min(remaining, waitsForPass ? passRecheckNanos(attempts.lease) : sleepAfter(result)));
+					sleeper.sleep(Math.min(remaining, waitsForPass ? PASS_RECHECK_NANOS : sleepAfter(result)));
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
@@ -159,13 +166,6 @@ final class LockAcquirer {
 				Thread.currentThread().interrupt();
 			}
 		}
-	}
-
-	// A holder that passes nothing on frees the lock in Redis, which wakes a waiter; one
-	// that is lost or abandoned does neither, so a waiter for a pass looks again now and
-	// then (a third of the lease, as often as the watchdog renews).
-	private static long passRecheckNanos(Lease lease) {
-		return TimeUnit.MILLISECONDS.toNanos(Math.max(1, lease.millis() / 3));
 	}
 
 	// until the holder's lease ends, when no release message comes first

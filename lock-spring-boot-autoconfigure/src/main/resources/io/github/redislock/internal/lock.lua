@@ -12,10 +12,13 @@
 local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
 -- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other client
 local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
-if yieldedBy and yieldedBy ~= client then
-  redis.call('del', KEYS[1])
-end
-if redis.call('exists', KEYS[1]) == 0 then
+local givenUp = yieldedBy and yieldedBy ~= client
+if givenUp or redis.call('exists', KEYS[1]) == 0 then
+  if givenUp then
+    -- cleared field by field, never deleted (the marker keeps a token): while its Cluster slot
+    -- migrates, a key that went missing during the script could not be written again on this node
+    redis.call('hdel', KEYS[1], 'yielded-by', 'contended')
+  end
   local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
   redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)
   redis.call('pexpire', KEYS[1], ARGV[1])

@@ -12,8 +12,9 @@ if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return -1
 end
 if redis.call('hexists', KEYS[1], 'contended') == 1 then
+  -- made field by field, never after deleting the lock (see unlock.lua)
   local client = redis.call('hget', KEYS[1], 'client') or ''
-  redis.call('del', KEYS[1])
+  redis.call('hdel', KEYS[1], ARGV[1], 'client', 'contended')
   redis.call('hset', KEYS[1], 'yielded-by', client)
   redis.call('pexpire', KEYS[1], ARGV[5])
   redis.call('publish', ARGV[3], 'released')

@@ -16,17 +16,19 @@ if left > 0 then
   redis.call('hset', KEYS[1], ARGV[1], left)
   return left
 end
+-- The markers below are made from the lock field by field, never after deleting it (they keep its
+-- token): while its Cluster slot migrates, a key that went missing during the script could not be
+-- written again on this node.
 if tonumber(ARGV[4]) > 0 then
   -- kept for nobody: no owner can release or re-enter it, not even this one; it ends with its expiry.
   -- Waiters are told, so that they sleep until then rather than until the old lease's end.
-  local token = redis.call('hget', KEYS[1], 'token')
-  redis.call('del', KEYS[1])
-  redis.call('hset', KEYS[1], 'hold-at-least', 1, 'token', token)
+  redis.call('hdel', KEYS[1], ARGV[1], 'client', 'contended')
+  redis.call('hset', KEYS[1], 'hold-at-least', 1)
   redis.call('pexpire', KEYS[1], ARGV[4])
 elseif tonumber(ARGV[5]) > 0 and redis.call('hexists', KEYS[1], 'contended') == 1 then
   -- another client waits: its turn, before this client's other threads take the lock again
   local client = redis.call('hget', KEYS[1], 'client') or ''
-  redis.call('del', KEYS[1])
+  redis.call('hdel', KEYS[1], ARGV[1], 'client', 'contended')
   redis.call('hset', KEYS[1], 'yielded-by', client)
   redis.call('pexpire', KEYS[1], ARGV[5])
 else

@@ -25,7 +25,11 @@ import java.util.concurrent.locks.Lock;
  * pub/sub), or until the holder's lease would have run out, or until its own wait time is
  * over, whichever comes first; it never polls. When the pub/sub connection comes back
  * after a cut, waiting threads try again at once, in case a release was published
- * meanwhile. Waiting is not fair across processes.
+ * meanwhile. While another thread of the same client holds the lock, a waiting thread
+ * asks Redis nothing: the holder's release hands the lock to it directly, without freeing
+ * it in Redis, at most {@link RedisLockClient.Builder#maxLocalPasses} times in a row
+ * while threads of other clients wait too. Waiting is not first come, first served across
+ * processes, but another process gets its turn within that many acquisitions.
  *
  * <p>
  * <b>Failures.</b> When Redis cannot be reached or does not answer, acquiring throws
@@ -167,12 +171,14 @@ public interface RedisLock extends Lock {
 
 	/**
 	 * The fencing token of the current thread's hold: a number that Redis made strictly
-	 * greater than the token of every earlier holder of this lock name, and that stays
-	 * the same across nested acquisitions. Pass it to the store you protect and have the
-	 * store reject writes carrying a token lower than the highest it has seen; a holder
-	 * that lost the lock through a long pause is then stopped. Tokens can go backwards
-	 * only if Redis loses data (a restart without persistence, a failover before
-	 * replication).
+	 * greater than the token of every earlier holder of this lock name, also when the
+	 * lock was passed to this thread by another thread of the client (tokens then come
+	 * from a block reserved in Redis, so they increase, but not always by one), and that
+	 * stays the same across nested acquisitions. Pass it to the store you protect and
+	 * have the store reject writes carrying a token lower than the highest it has seen; a
+	 * holder that lost the lock through a long pause is then stopped. Tokens can go
+	 * backwards only if Redis loses data (a restart without persistence, a failover
+	 * before replication).
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
 	long fencingToken();

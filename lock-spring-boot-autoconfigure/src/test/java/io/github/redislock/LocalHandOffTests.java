@@ -199,6 +199,28 @@ class LocalHandOffTests {
 	}
 
 	@Test
+	void aHandlePassedTheLockThatExtendsItsLeaseStillExcludesTheThreadThatTookItInRedis() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLock lock = client.getLock(name);
+		lock.lock();
+		CompletableFuture<LockHandle> handle = CompletableFuture
+			.supplyAsync(() -> client.acquire(name, Duration.ofSeconds(10), null), (task) -> new Thread(task).start());
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		// passed to the handle: Redis still names this thread as the owner
+		lock.unlock();
+		LockHandle passed = handle.get(5, TimeUnit.SECONDS);
+		assertThat(passed.extend(Duration.ofSeconds(5))).isTrue();
+		// this thread must not take the lock again as the owner Redis knows
+		assertThat(lock.tryLock(Duration.ofMillis(300), null)).isFalse();
+		assertThat(lock.tryLock()).isFalse();
+		passed.release();
+		assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
+		lock.unlock();
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	@Test
 	void aHolderThatDiesLeavesTheLockToExpireAndItsClientsWaitersGetItThen() throws Exception {
 		String name = LockTestClients.uniqueName();
 		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));

@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.micrometer.observation.Observation;
@@ -31,6 +32,10 @@ final class Hold {
 	private final long acquiredAtNanos;
 
 	private volatile Lease lease;
+
+	// for a lease its owner set after the acquisition: when Redis will surely have ended
+	// it
+	private volatile long fixedLeaseEndsNanos;
 
 	private final Observation observation;
 
@@ -94,6 +99,16 @@ final class Hold {
 	 */
 	void lease(Lease lease) {
 		this.lease = lease;
+		// set before Redis applied it: Redis' expiry comes later, so allow for that
+		this.fixedLeaseEndsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lease.millis() + 1000);
+	}
+
+	/**
+	 * Whether the lock may still be held in Redis for this hold: it is not known lost,
+	 * and its lease is the watchdog's or a fixed one that may not have run out yet.
+	 */
+	boolean mayStillBeHeld() {
+		return !isLost() && (this.lease.watchdog() || System.nanoTime() - this.fixedLeaseEndsNanos < 0);
 	}
 
 	int count() {

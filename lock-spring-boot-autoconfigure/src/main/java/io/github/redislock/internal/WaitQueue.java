@@ -152,7 +152,17 @@ final class WaitQueue {
 			return true;
 		}
 		Hold hold = this.holder;
-		return hold != null && !hold.owner().equals(owner) && hold.lease().watchdog() && !hold.isLost();
+		if (hold == null || hold.owner().equals(owner)) {
+			return false;
+		}
+		if (hold.lease().watchdog()) {
+			return !hold.isLost();
+		}
+		// A lease set later (a handle's extend) passes nothing on, so the waiter may ask
+		// Redis, unless Redis names another owner of this client as the holder, which
+		// would
+		// re-enter there: then it waits until that lease must have ended.
+		return !hold.redisOwner().equals(hold.owner()) && hold.mayStillBeHeld();
 	}
 
 	/**

@@ -34,10 +34,6 @@ final class Holds {
 		this.queues = queues;
 	}
 
-	Holds() {
-		this(null);
-	}
-
 	Hold get(LockKeys keys, Owner owner) {
 		return this.holds.get(new HoldId(keys.lockKey(), owner.id()));
 	}

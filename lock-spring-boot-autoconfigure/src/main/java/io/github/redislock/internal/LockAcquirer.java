@@ -79,17 +79,17 @@ final class LockAcquirer {
 	 */
 	@Nullable Hold acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, boolean interruptible,
 			Function<LockReply.Granted, Hold> grants) throws InterruptedException {
-		Attempts attempts = new Attempts(keys, owner, lease, start, wait, null);
 		if (wait.isNone()) {
 			if (this.queues.isHeldHereByOtherThan(keys, owner)) {
 				return null;
 			}
-			return (attempts.next(false) instanceof LockReply.Granted granted) ? grants.apply(granted) : null;
+			LockReply reply = new Attempts(keys, owner, lease, start, wait, null).next(false);
+			return (reply instanceof LockReply.Granted granted) ? grants.apply(granted) : null;
 		}
 		// in the queue before the first attempt: a release announced after it is kept
 		// for this caller's sleep
 		WaitQueue queue = this.queues.enter(keys);
-		attempts = new Attempts(keys, owner, lease, start, wait, queue);
+		Attempts attempts = new Attempts(keys, owner, lease, start, wait, queue);
 		try {
 			LockReply first = null;
 			boolean passable = queue.isHeldHereByOtherThan(owner);

@@ -37,8 +37,8 @@ import static org.awaitility.Awaitility.await;
 class AclTests {
 
 	/** The commands of the README's ACL rule, for the default key prefix. */
-	static final List<String> COMMANDS = List.of("evalsha", "eval", "hset", "hget", "hexists", "hgetall", "exists",
-			"pttl", "pexpire", "incrby", "del", "hdel", "publish", "subscribe", "unsubscribe");
+	static final List<String> COMMANDS = List.of("evalsha", "eval", "hset", "hget", "hmget", "hexists", "hgetall",
+			"exists", "pttl", "pexpire", "incrby", "del", "hdel", "publish", "subscribe", "unsubscribe");
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();

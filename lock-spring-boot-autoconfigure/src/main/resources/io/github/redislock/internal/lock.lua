@@ -10,19 +10,24 @@
 -- Returns the fencing token (> 0) when acquired (the first reserved one), else minus the holder's
 -- remaining lease in milliseconds, or 0 when the holder's key has no expiry.
 local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
--- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other client
-local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
-local givenUp = yieldedBy and yieldedBy ~= client
-if givenUp or redis.call('exists', KEYS[1]) == 0 then
-  if givenUp then
-    -- cleared field by field, never deleted (the marker keeps a token): while its Cluster slot
-    -- migrates, a key that went missing during the script could not be written again on this node
-    redis.call('hdel', KEYS[1], 'yielded-by', 'contended')
-  end
+local function grant()
   local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
   redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)
   redis.call('pexpire', KEYS[1], ARGV[1])
   return token
+end
+if redis.call('exists', KEYS[1]) == 0 then
+  return grant()
+end
+-- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other client
+local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
+if yieldedBy and yieldedBy ~= client then
+  -- cleared field by field, never deleted (the marker keeps a token): while its Cluster slot
+  -- migrates, a key that went missing during the script could not be written again on this node.
+  -- A "contended" mark stays: only waiters of other clients than this one set it on the marker
+  -- (those of the client that gave the lock up), and they now wait for this client's turn to end.
+  redis.call('hdel', KEYS[1], 'yielded-by')
+  return grant()
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   -- Normally the stored count equals ARGV[3]. It is higher when an earlier acquire ran here but its

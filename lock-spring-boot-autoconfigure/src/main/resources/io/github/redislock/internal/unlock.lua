@@ -6,7 +6,9 @@
 -- stays reserved for the other clients, 0 to free it for anybody
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
 -- holds no lock here (its lease ran out, or the lock was force-unlocked).
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+-- one read for both fields the release looks at: the owner's, and whether another client waits
+local fields = redis.call('hmget', KEYS[1], ARGV[1], 'contended')
+if not fields[1] then
   return -1
 end
 -- The owner's own count is the truth, as in lock.lua: the stored one is higher when a nested acquire
@@ -25,7 +27,7 @@ if tonumber(ARGV[4]) > 0 then
   redis.call('hdel', KEYS[1], ARGV[1], 'client', 'contended')
   redis.call('hset', KEYS[1], 'hold-at-least', 1)
   redis.call('pexpire', KEYS[1], ARGV[4])
-elseif tonumber(ARGV[5]) > 0 and redis.call('hexists', KEYS[1], 'contended') == 1 then
+elseif tonumber(ARGV[5]) > 0 and fields[2] then
   -- another client waits: its turn, before this client's other threads take the lock again
   local client = redis.call('hget', KEYS[1], 'client') or ''
   redis.call('hdel', KEYS[1], ARGV[1], 'client', 'contended')

@@ -6,6 +6,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.RedisServerExtension;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -84,6 +86,39 @@ class RedisFailureTests {
 			.hasMessageContaining("'orders'")
 			.hasMessageContaining(redis.server().host() + ":" + redis.server().port());
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(COMMAND_TIMEOUT.plusSeconds(1));
+	}
+
+	@Test
+	void locksFollowTheConnectionFactoryThroughAResetAndAStop() {
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		RedisLockClient client = RedisLockClient.builder(new StringRedisTemplate(factory)).build();
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		// a new shared connection: the client must not keep using the closed one
+		factory.resetConnection();
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+		factory.stop();
+		assertThatThrownBy(lock::tryLock).isInstanceOf(RedisLockException.class)
+			.hasMessageContaining("Could not acquire lock '" + lock.getName() + "'");
+		factory.start();
+		assertThat(lock.tryLock()).isTrue();
+		lock.unlock();
+		client.close();
+	}
+
+	@Test
+	void aConnectionFactoryThatDoesNotShareItsConnectionServesEveryCall() throws Exception {
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		factory.setShareNativeConnection(false);
+		RedisLockClient client = RedisLockClient.builder(new StringRedisTemplate(factory)).build();
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		assertThat(LockTestClients.handOffTime(lock, this.clients.newClient())).isLessThan(Duration.ofSeconds(5));
+		assertThat(lock.tryLock()).isTrue();
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+		client.close();
 	}
 
 	@Test

@@ -100,7 +100,21 @@ final class Holds {
 		return new HoldId(hold.keys().lockKey(), hold.owner().id());
 	}
 
+	// equals and hashCode written out: the generated ones of a record go through an
+	// invokedynamic bootstrap that costs more on this, the hottest map of the client
 	private record HoldId(String lockKey, String ownerId) {
+
+		@Override
+		public boolean equals(Object other) {
+			return this == other || (other instanceof HoldId id && this.lockKey.equals(id.lockKey)
+					&& this.ownerId.equals(id.ownerId));
+		}
+
+		@Override
+		public int hashCode() {
+			return 31 * this.lockKey.hashCode() + this.ownerId.hashCode();
+		}
+
 	}
 
 }

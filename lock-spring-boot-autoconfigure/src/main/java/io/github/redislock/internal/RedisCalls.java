@@ -16,11 +16,16 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.RedisLockException;
@@ -48,9 +53,21 @@ final class RedisCalls {
 
 	private volatile boolean connected;
 
+	/** Whether the factory hands every caller the same native connection. */
+	private final boolean sharesConnection;
+
+	/**
+	 * The factory's shared connection, once had: every call would otherwise build a
+	 * {@code LettuceConnection} around it (two loggers looked up, a few objects) only to
+	 * reach the same native commands.
+	 */
+	private volatile @Nullable SharedConnection shared;
+
 	RedisCalls(RedisConnectionFactory connectionFactory, long timeoutMillis) {
 		this.connectionFactory = connectionFactory;
 		this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+		this.sharesConnection = connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& lettuce.getShareNativeConnection();
 	}
 
 	long timeoutMillis() {
@@ -91,6 +108,10 @@ final class RedisCalls {
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
 		long deadline = System.nanoTime()
 				+ Math.max(0, Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
+		RedisClusterAsyncCommands<byte[], byte[]> shared = sharedCommands();
+		if (shared != null) {
+			return awaitUninterruptibly(what, command.apply(shared).toCompletableFuture(), deadline);
+		}
 		RedisConnection connection = connection(what, deadline);
 		try {
 			CompletableFuture<T> future = command.apply(nativeCommands(connection)).toCompletableFuture();
@@ -99,6 +120,31 @@ final class RedisCalls {
 		finally {
 			connection.close();
 		}
+	}
+
+	// The shared connection stays the same until the factory is reset or stopped, which
+	// closes it: then the factory is asked again (and says why it cannot serve, if so).
+	// A connection cut by the network is not closed: Lettuce reconnects it.
+	private @Nullable RedisClusterAsyncCommands<byte[], byte[]> sharedCommands() {
+		SharedConnection shared = this.shared;
+		return (shared != null && shared.connection().isOpen()) ? shared.commands() : null;
+	}
+
+	private RedisClusterAsyncCommands<byte[], byte[]> remembered(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+		if (this.sharesConnection) {
+			StatefulConnection<byte[], byte[]> connection = (commands instanceof RedisAsyncCommands<byte[], byte[]> single)
+					? single.getStatefulConnection()
+					: (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster)
+							? cluster.getStatefulConnection() : null;
+			if (connection != null) {
+				this.shared = new SharedConnection(commands, connection);
+			}
+		}
+		return commands;
+	}
+
+	private record SharedConnection(RedisClusterAsyncCommands<byte[], byte[]> commands,
+			StatefulConnection<byte[], byte[]> connection) {
 	}
 
 	// Once the factory has connected, getConnection() hands out a view of its shared
@@ -153,6 +199,17 @@ final class RedisCalls {
 		long timeout = Math.max(0,
 				Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
 		long deadline = System.nanoTime() + timeout;
+		RedisClusterAsyncCommands<byte[], byte[]> shared = sharedCommands();
+		if (shared != null) {
+			CompletableFuture<T> reply;
+			try {
+				reply = command.apply(shared).toCompletableFuture();
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(translate(what, ex));
+			}
+			return within(what, reply, deadline);
+		}
 		CompletableFuture<RedisConnection> connecting = connecting(what);
 		return connecting.copy().orTimeout(timeout, TimeUnit.NANOSECONDS).handle((connection, failure) -> {
 			if (failure != null) {
@@ -285,10 +342,10 @@ final class RedisCalls {
 	}
 
 	@SuppressWarnings("unchecked")
-	private static RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection) {
+	private RedisClusterAsyncCommands<byte[], byte[]> nativeCommands(RedisConnection connection) {
 		// LettuceConnection and LettuceClusterConnection: the shared (or pooled)
 		// connection's asynchronous API; for a cluster, Lettuce's routing one
-		return (RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
+		return remembered((RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection());
 	}
 
 	private <T> T awaitUninterruptibly(String what, CompletableFuture<T> future, long deadline) {

@@ -16,16 +16,36 @@ final class CommandStats {
 	}
 
 	/**
-	 * Resets the stats when measuring starts, from a thread of its own; join it before
-	 * reading them.
+	 * Resets the stats when measuring starts, and reads the CPU time used so far, from a
+	 * thread of its own; {@link Window#join() join} it before reading them.
 	 */
-	static Thread resetAt(RedisServer redis, long measureFromMillis) {
-		Thread reset = new Thread(() -> {
+	static Window resetAt(RedisServer redis, long measureFromMillis) {
+		Window window = new Window();
+		window.thread = new Thread(() -> {
 			CycleScenario.sleepUntil(measureFromMillis);
 			reset(redis);
+			window.cpuAtStart = CpuUse.read(redis);
 		});
-		reset.start();
-		return reset;
+		window.thread.start();
+		return window;
+	}
+
+	/** A measured window, opened by {@link #resetAt}. */
+	static final class Window {
+
+		private Thread thread;
+
+		private volatile CpuUse cpuAtStart = CpuUse.UNKNOWN;
+
+		void join() {
+			CycleScenario.join(this.thread);
+		}
+
+		/** The CPU time used since the window opened. */
+		CpuUse cpu(RedisServer redis) {
+			return CpuUse.read(redis).since(this.cpuAtStart);
+		}
+
 	}
 
 	static void reset(RedisServer redis) {

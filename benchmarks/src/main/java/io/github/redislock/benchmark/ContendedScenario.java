@@ -42,13 +42,13 @@ final class ContendedScenario implements ContentionScenario {
 			section.reset(List.of(name));
 			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
 			long end = measureFrom + run.toMillis();
-			Thread statsReset = CommandStats.resetAt(redis, measureFrom);
+			CommandStats.Window statsReset = CommandStats.resetAt(redis, measureFrom);
 			int threads = (library == Library.CEILING) ? 1 : this.threads;
 			TimedLoop.Result result = TimedLoop.run(threads, measureFrom, end,
 					(thread) -> new ContentionStep(locks, shared, section, name, true));
-			CycleScenario.join(statsReset);
+			statsReset.join();
 			return new RunResult(result.measured(), result.seconds(), result.latency(),
-					section.total(List.of(name)) == result.total(), CommandStats.read(redis));
+					section.total(List.of(name)) == result.total(), CommandStats.read(redis), statsReset.cpu(redis));
 		}
 	}
 

@@ -56,7 +56,7 @@ final class CycleScenario implements Scenario {
 		try (LockLibrary locks = library.connect(redis)) {
 			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
 			long end = measureFrom + run.toMillis();
-			Thread statsReset = CommandStats.resetAt(redis, measureFrom);
+			CommandStats.Window statsReset = CommandStats.resetAt(redis, measureFrom);
 			TimedLoop.Result result = TimedLoop.run(this.threads, measureFrom, end, (thread) -> {
 				String name = "bench:cycle:" + library.name() + ":" + thread;
 				return (measuring) -> {
@@ -70,8 +70,9 @@ final class CycleScenario implements Scenario {
 					return System.nanoTime() - start;
 				};
 			});
-			join(statsReset);
-			return new RunResult(result.measured(), result.seconds(), result.latency(), true, CommandStats.read(redis));
+			statsReset.join();
+			return new RunResult(result.measured(), result.seconds(), result.latency(), true, CommandStats.read(redis),
+					statsReset.cpu(redis));
 		}
 	}
 

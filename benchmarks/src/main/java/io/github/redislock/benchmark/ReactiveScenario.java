@@ -59,14 +59,14 @@ final class ReactiveScenario implements Scenario {
 			shared.reset();
 			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
 			long end = measureFrom + run.toMillis();
-			Thread statsReset = CommandStats.resetAt(redis, measureFrom);
+			CommandStats.Window statsReset = CommandStats.resetAt(redis, measureFrom);
 			List<Pipeline> pipelines = new ArrayList<>();
 			for (int i = 0; i < this.concurrency; i++) {
 				String name = "bench:reactive:" + library.name() + (this.contended ? "" : ":" + i);
 				pipelines.add(new Pipeline(locks, shared, name, this.contended, measureFrom, end));
 			}
 			Flux.fromIterable(pipelines).flatMap(Pipeline::loop, this.concurrency).then().block();
-			CycleScenario.join(statsReset);
+			statsReset.join();
 			long measured = 0;
 			long total = 0;
 			Histogram latency = TimedLoop.newHistogram();
@@ -76,7 +76,8 @@ final class ReactiveScenario implements Scenario {
 				latency.add(pipeline.latency);
 			}
 			boolean counterOk = !this.contended || shared.counter() == total;
-			return new RunResult(measured, run.toMillis() / 1000.0, latency, counterOk, CommandStats.read(redis));
+			return new RunResult(measured, run.toMillis() / 1000.0, latency, counterOk, CommandStats.read(redis),
+					statsReset.cpu(redis));
 		}
 	}
 

@@ -54,7 +54,9 @@ final class Report {
 				"One local Redis (%s), %s per run after %s of warm-up, %d round(s); every library ran %d time(s) "
 						+ "per scenario, in forward then reverse order. Figures are medians of the runs. "
 						+ "\"Redis cmds/op\" counts every command Redis executed (INFO commandstats), including those "
-						+ "run inside Lua scripts. \"counter\" is a non-atomic counter the holders increment: it must "
+						+ "run inside Lua scripts. \"CPU µs/op\" is the CPU time this JVM (harness, JIT and GC included) and "
+						+ "Redis used per operation in the measured window, Redis' part in brackets: steadier than "
+						+ "throughput on a machine whose other load varies. \"counter\" is a non-atomic counter the holders increment: it must "
 						+ "end equal to the acquisitions. Before measuring, every library ran each in-process scenario "
 						+ "once unmeasured; the two worker JVMs of the last scenario, new for every run, warm up for "
 						+ "at least " + TwoJvmScenario.MINIMUM_WARMUP.toSeconds() + " s.%n%n",
@@ -71,16 +73,22 @@ final class Report {
 				.append(scenario.unit())
 				.append(" | vs ")
 				.append(baseline.title())
-				.append(" | p50 µs | p99 µs | Redis cmds/op | scripts/op | smallest JVM's share | counter |\n");
-			md.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+				.append(" | p50 µs | p99 µs | Redis cmds/op | scripts/op | CPU µs/op (Redis) | smallest JVM's share "
+						+ "| counter |\n");
+			md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 			for (Map.Entry<Library, List<RunResult>> library : entry.getValue().entrySet()) {
 				List<RunResult> runs = library.getValue();
 				double rate = median(runs, RunResult::perSecond);
 				double share = median(runs, RunResult::smallestShare);
-				md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.1f | %,.1f | %.2f | %.2f | %s | %s |%n",
+				double cpu = median(runs, RunResult::cpuMicrosPerOperation);
+				md.append(String.format(Locale.ROOT,
+						"| %s | %,.0f | %.2f | %,.1f | %,.1f | %.2f | %.2f | %s | %s | %s |%n",
 						library.getKey().title(), rate, rate / baselineRate, median(runs, RunResult::p50Micros),
 						median(runs, RunResult::p99Micros), median(runs, RunResult::commandsPerOperation),
 						median(runs, RunResult::scriptsPerOperation),
+						Double.isNaN(cpu) ? ""
+								: String.format(Locale.ROOT, "%.0f (%.0f)", cpu,
+										median(runs, RunResult::redisCpuMicrosPerOperation)),
 						Double.isNaN(share) ? "" : String.format(Locale.ROOT, "%.0f %%", 100 * share),
 						runs.stream().allMatch(RunResult::counterOk) ? "ok" : "MISMATCH"));
 			}

@@ -17,12 +17,26 @@ import org.HdrHistogram.Histogram;
  * inside Lua scripts
  * @param smallestShare with several JVMs, the share of the acquisitions the JVM with the
  * fewest made; NaN otherwise
+ * @param cpu CPU time this JVM and Redis used in the window ({@link CpuUse#UNKNOWN} when
+ * other JVMs did the work)
  */
 record RunResult(long operations, double seconds, Histogram latency, boolean counterOk, Map<String, Long> redisCommands,
-		double smallestShare) {
+		double smallestShare, CpuUse cpu) {
 
-	RunResult(long operations, double seconds, Histogram latency, boolean counterOk, Map<String, Long> redisCommands) {
-		this(operations, seconds, latency, counterOk, redisCommands, Double.NaN);
+	RunResult(long operations, double seconds, Histogram latency, boolean counterOk, Map<String, Long> redisCommands,
+			CpuUse cpu) {
+		this(operations, seconds, latency, counterOk, redisCommands, Double.NaN, cpu);
+	}
+
+	/** CPU time per operation, in microseconds: this JVM's plus Redis'. */
+	double cpuMicrosPerOperation() {
+		return (this.operations > 0) ? 1e6 * (this.cpu.jvmSeconds() + this.cpu.redisSeconds()) / this.operations
+				: Double.NaN;
+	}
+
+	/** Redis' share of {@link #cpuMicrosPerOperation()}, in microseconds. */
+	double redisCpuMicrosPerOperation() {
+		return (this.operations > 0) ? 1e6 * this.cpu.redisSeconds() / this.operations : Double.NaN;
 	}
 
 	/** Lua script calls (EVALSHA and EVAL) per operation. */

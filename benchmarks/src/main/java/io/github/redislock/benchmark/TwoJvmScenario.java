@@ -107,7 +107,7 @@ final class TwoJvmScenario implements ContentionScenario {
 			}
 			Map<String, Long> commands = CommandStats.read(redis);
 			return new RunResult(measured, run.toMillis() / 1000.0, latency, section.total(lockNames) == total,
-					commands, (measured > 0) ? (double) fewest / measured : Double.NaN);
+					commands, (measured > 0) ? (double) fewest / measured : Double.NaN, CpuUse.UNKNOWN);
 		}
 	}
 

@@ -26,6 +26,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.jspecify.annotations.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -222,6 +223,55 @@ class UnknownOutcomeTests {
 		assertThat(outcome.get(10, TimeUnit.SECONDS)).isEqualTo("acquired=true interrupted=true holds=1");
 		assertThat(lock.isLocked()).isFalse();
 		assertThat(LockTestClients.inspector(client).settlingCount()).isZero();
+	}
+
+	@Test
+	void aPassWhoseCheckInRedisGotNoAnswerFreesTheLockOnceRedisAnswers() throws Exception {
+		RedisLockClient client = clientWithCommandTimeout(redis.newConnectionFactory(LETTUCE_DEFAULT_TIMEOUT));
+		RedisLock lock = client.getLock(LockTestClients.uniqueName());
+		lock.lock();
+		long holderToken = lock.fencingToken();
+		CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
+			RedisLock mine = client.getLock(lock.getName());
+			try {
+				assertThat(mine.tryLock(Duration.ofSeconds(20), null)).as("the waiter got the lock").isTrue();
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+			long token = mine.fencingToken();
+			mine.unlock();
+			return token;
+		}, (task) -> new Thread(task).start());
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		redis.server().pause();
+		long resumedAt;
+		try {
+			// The holder took the lock alone, so no token is left for a pass: the pass
+			// asks
+			// Redis (pass.lua) first, which does not answer. Redis will run it once it
+			// goes
+			// on, and keep the lock for the run.
+			long start = System.nanoTime();
+			assertThatThrownBy(lock::unlock).isInstanceOf(RedisLockException.class)
+				.hasMessageContaining("pass on lock '" + lock.getName() + "'")
+				.hasMessageContaining("releases the lock in the background");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(COMMAND_TIMEOUT.plusMillis(500));
+			assertNotHeld(lock);
+			assertThat(waiter).as("not passed without an answer from Redis").isNotDone();
+		}
+		finally {
+			redis.server().resume();
+			resumedAt = System.nanoTime();
+		}
+		long waiterToken = waiter.get(10, TimeUnit.SECONDS);
+		Duration took = Duration.ofNanos(System.nanoTime() - resumedAt);
+		logger.info("The waiting thread got the lock " + took.toMillis() + " ms after Redis resumed");
+		assertThat(took).isLessThan(FREED_WITHIN);
+		assertThat(waiterToken).isGreaterThan(holderToken);
+		assertSettled(client, lock);
+		LockTestClients.assertNothingLeftBehind(client);
+		assertThat(lock.isLocked()).isFalse();
 	}
 
 	private static void assertFailsWithinWaitPlusCommandTimeout(RedisLock lock, @Nullable Duration lease)

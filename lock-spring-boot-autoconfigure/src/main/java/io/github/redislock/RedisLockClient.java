@@ -385,16 +385,17 @@ public interface RedisLockClient extends AutoCloseable {
 		 * How many times in a row a lock may pass from one thread (or handle) of this
 		 * client to another that waits for it, without being freed in Redis, while
 		 * threads of other clients wait for it too (default 8). A release that finds a
-		 * thread of the same client waiting hands it the lock directly: no release, no
-		 * message, no acquisition in Redis, usually no round trip at all, so that a
-		 * contended lock passes at the speed of the critical section. Other clients'
-		 * waiters mark the lock in Redis; after this many passes the client sees the mark
-		 * and frees the lock for them, and its own threads wait their turn. With nobody
-		 * else waiting, passing goes on. Fencing tokens still increase with every holder,
-		 * passes included (they are reserved in blocks of this size, so they increase by
-		 * more than one). Only locks with a watchdog lease pass; a lock with a fixed
-		 * lease, or released with {@code holdAtLeast}, is freed in Redis. 0 turns passing
-		 * off: every release frees the lock in Redis, and every waiter competes there.
+		 * thread or an asynchronous acquisition of the same client waiting hands it the
+		 * lock directly: no release, no message, no acquisition in Redis, usually no
+		 * round trip at all, so that a contended lock passes at the speed of the critical
+		 * section. Other clients' waiters mark the lock in Redis; after this many passes
+		 * the client sees the mark and frees the lock for them, and its own threads wait
+		 * their turn. With nobody else waiting, passing goes on. Fencing tokens still
+		 * increase with every holder, passes included (they are reserved in blocks of
+		 * this size, so they increase by more than one). Only locks with a watchdog lease
+		 * pass; a lock with a fixed lease, or released with {@code holdAtLeast}, is freed
+		 * in Redis. 0 turns passing off: every release frees the lock in Redis, and every
+		 * waiter competes there.
 		 * @param maxLocalPasses at least 0
 		 * @since 0.1.0
 		 */

@@ -6,6 +6,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -26,6 +28,10 @@ import io.github.redislock.RedisLockException;
  * thread, so that what a caller chains to the result never runs on Lettuce's event loop;
  * or, for a caller that moves its results elsewhere itself (the reactive client),
  * directly where the grant arrived, which saves a thread hop. Nothing here blocks.
+ *
+ * <p>
+ * With a watchdog lease it also takes a lock another owner of this client passes on (see
+ * {@link LocalRun}): the passed hold completes the result on the same executor.
  */
 final class AsyncAcquisition implements WaitQueue.Waiter {
 
@@ -55,7 +61,17 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	// where a grant is handled
 	private final Executor continuations;
 
-	private final CompletableFuture<LockReply.Granted> result = new CompletableFuture<>();
+	// a grant of Redis to the owner's hold
+	private final Function<LockReply.Granted, Hold> grants;
+
+	// a hold nobody wants any more (the result was cancelled as it came)
+	private final Consumer<Hold> givesBack;
+
+	private final CompletableFuture<Hold> result = new CompletableFuture<>();
+
+	// fencing tokens a grant reserves while other callers of this client wait: see
+	// LocalRun
+	private final int passTokens;
 
 	// guarded by this
 	@Nullable private WaitQueue queue;
@@ -74,7 +90,8 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	AsyncAcquisition(LockKeys keys, Owner owner, Lease lease, Wait wait, LockCommands commands, WaitQueues queues,
 			ReleaseSubscriptions subscriptions, Settlements settlements, ScheduledExecutorService executor,
-			Executor continuations) {
+			Executor continuations, Function<LockReply.Granted, Hold> grants, Consumer<Hold> givesBack,
+			int passTokens) {
 		this.keys = keys;
 		this.owner = owner;
 		this.lease = lease;
@@ -85,17 +102,20 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		this.settlements = settlements;
 		this.executor = executor;
 		this.continuations = continuations;
+		this.grants = grants;
+		this.givesBack = givesBack;
+		this.passTokens = Math.max(1, passTokens);
 	}
 
 	/**
-	 * Completes with the grant, with {@code null} when the wait ended without the lock,
-	 * or with the failure; cancelling it withdraws the acquisition.
+	 * Completes with the owner's hold, with {@code null} when the wait ended without the
+	 * lock, or with the failure; cancelling it withdraws the acquisition.
 	 */
-	CompletableFuture<LockReply.Granted> result() {
+	CompletableFuture<Hold> result() {
 		return this.result;
 	}
 
-	CompletableFuture<LockReply.Granted> start() {
+	CompletableFuture<Hold> start() {
 		this.result.whenComplete((granted, failure) -> cleanUp());
 		if (!this.wait.isNone()) {
 			synchronized (this) {
@@ -110,7 +130,19 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		if (this.result.isDone()) {
 			return;
 		}
-		this.commands.acquireAsync(this.keys, this.owner, this.lease, !this.wait.isNone(), budget())
+		WaitQueue queue;
+		synchronized (this) {
+			queue = this.queue;
+		}
+		if ((queue != null) ? queue.isHeldHereByOtherThan(this.owner)
+				: this.queues.isHeldHereByOtherThan(this.keys, this.owner)) {
+			// another owner of this client holds the lock and will pass it on, or free it
+			// in Redis and say so: it is not worth asking Redis meanwhile
+			afterAttempt(null, true);
+			return;
+		}
+		int tokens = (queue != null && queue.hasOthers()) ? this.passTokens : 1;
+		this.commands.acquireAsync(this.keys, this.owner, this.lease, tokens, !this.wait.isNone(), budget())
 			.whenComplete((reply, failure) -> {
 				// A grant sends nothing more: it may be handled where it arrived. Any
 				// other
@@ -131,10 +163,12 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private void onReply(@Nullable LockReply reply, @Nullable Throwable failure) {
 		if (reply instanceof LockReply.Granted granted) {
-			if (!this.result.complete(granted)) {
+			if (this.result.isDone()) {
 				// cancelled while the grant was on its way: give it back
 				this.settlements.settle(this.keys, this.owner, Settlements.Reason.ACQUIRE);
+				return;
 			}
+			complete(this.grants.apply(granted));
 			return;
 		}
 		if (failure != null) {
@@ -144,7 +178,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		if (this.result.isDone()) {
 			return;
 		}
-		afterAttempt(reply);
+		afterAttempt(reply, false);
 	}
 
 	private void failed(Throwable failure) {
@@ -157,17 +191,18 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		else if (cause instanceof RedisLockException ex && !this.wait.isNone() && RedisCalls.isTransientRefusal(ex)
 				&& this.wait.remainingNanos(this.start) > 0) {
 			this.refusal = ex;
-			afterAttempt(null);
+			afterAttempt(null, false);
 			return;
 		}
 		this.result.completeExceptionally(cause);
 	}
 
-	// the attempt found the lock taken (or Redis refused it for now)
-	private void afterAttempt(@Nullable LockReply reply) {
+	// the attempt found the lock taken (or Redis refused it for now, or it was not made:
+	// the lock is held here and will be passed on)
+	private void afterAttempt(@Nullable LockReply reply, boolean waitsForPass) {
 		long remaining = this.wait.remainingNanos(this.start);
 		if (this.wait.isNone() || remaining <= 0) {
-			if (reply == null && this.refusal != null) {
+			if (reply == null && !waitsForPass && this.refusal != null) {
 				this.result.completeExceptionally(this.refusal);
 			}
 			else {
@@ -175,7 +210,8 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			}
 			return;
 		}
-		long sleep = Math.min(remaining, LockAcquirer.sleepAfter(reply));
+		long sleep = Math.min(remaining,
+				waitsForPass ? LockAcquirer.PASS_RECHECK_NANOS : LockAcquirer.sleepAfter(reply));
 		boolean join;
 		synchronized (this) {
 			if (this.queue == null) {
@@ -233,6 +269,32 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			}
 		}
 		queue.sleep(this);
+	}
+
+	private void complete(Hold hold) {
+		if (!this.result.complete(hold)) {
+			// cancelled just now
+			this.givesBack.accept(hold);
+		}
+	}
+
+	@Override
+	public @Nullable Owner passableOwner() {
+		return this.lease.watchdog() ? this.owner : null;
+	}
+
+	// called by the holder's release, which took this acquisition out of the queue: no
+	// wake-up and no timer attempts any more; a cancel meanwhile gets the hold given back
+	@Override
+	public void pass(Hold hold) {
+		stopSleeping();
+		try {
+			this.continuations.execute(() -> complete(hold));
+		}
+		catch (RejectedExecutionException closed) {
+			this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			this.givesBack.accept(hold);
+		}
 	}
 
 	// called by a release, on whatever thread delivered it

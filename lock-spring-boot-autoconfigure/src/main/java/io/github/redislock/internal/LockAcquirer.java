@@ -39,7 +39,7 @@ final class LockAcquirer {
 	 * whose message wakes a waiter, and one that is forgotten or found lost wakes one
 	 * too; this only bounds what a missed wake-up costs.
 	 */
-	private static final long PASS_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
+	static final long PASS_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final LockCommands commands;
 

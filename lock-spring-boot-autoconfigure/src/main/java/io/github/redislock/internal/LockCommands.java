@@ -71,12 +71,12 @@ final class LockCommands {
 	 * Runs the acquire command of an owner that holds nothing yet, as {@link #acquire}
 	 * does, without waiting: the future fails as {@link #acquire} throws.
 	 */
-	CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, boolean waits,
+	CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, int tokens, boolean waits,
 			long budgetNanos) {
 		ReplicaAcknowledgement acknowledgement = this.acknowledgement;
 		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
 		return this.calls.callAsync(describe("acquire", keys), extra, budgetNanos, (redis) -> {
-			CompletionStage<LockReply> reply = this.kind.acquire(redis, keys, owner, lease, 0, 1, waits);
+			CompletionStage<LockReply> reply = this.kind.acquire(redis, keys, owner, lease, 0, tokens, waits);
 			return (acknowledgement != null)
 					? reply.thenCompose((granted) -> acknowledged(redis, keys, owner, granted, acknowledgement))
 					: reply;

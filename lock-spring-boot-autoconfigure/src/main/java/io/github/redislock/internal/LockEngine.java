@@ -168,33 +168,17 @@ final class LockEngine implements AutoCloseable {
 		ScheduledExecutorService asyncExecutor = asyncExecutor();
 		AsyncAcquisition acquisition = new AsyncAcquisition(keys, owner, lease, wait, this.commands, this.queues,
 				this.subscriptions, this.settlements, asyncExecutor,
-				(continuations != null) ? continuations : asyncExecutor);
-		CompletableFuture<LockReply.Granted> granted = acquisition.start();
-		CompletableFuture<Hold> hold = new CompletableFuture<>();
-		granted.whenComplete((grant, failure) -> {
+				(continuations != null) ? continuations : asyncExecutor,
+				(grant) -> onAcquired(keys, owner, grant, lease, start), this::giveBack, this.maxLocalPasses);
+		CompletableFuture<Hold> hold = acquisition.start();
+		hold.whenComplete((acquired, failure) -> {
 			if (failure != null) {
 				LockObservations.endAcquire(observation,
 						(failure instanceof java.util.concurrent.CancellationException) ? "cancelled" : "error",
 						failure);
-				hold.completeExceptionally(failure);
-			}
-			else if (grant == null) {
-				LockObservations.endAcquire(observation, "timed-out", null);
-				hold.complete(null);
 			}
 			else {
-				LockObservations.endAcquire(observation, "acquired", null);
-				Hold acquired = onAcquired(keys, owner, grant, lease, start);
-				if (!hold.complete(acquired)) {
-					// cancelled just now: give it back
-					forget(acquired, null);
-					this.settlements.settle(keys, owner, Settlements.Reason.ACQUIRE);
-				}
-			}
-		});
-		hold.whenComplete((acquired, failure) -> {
-			if (hold.isCancelled()) {
-				granted.cancel(false);
+				LockObservations.endAcquire(observation, (acquired != null) ? "acquired" : "timed-out", null);
 			}
 		});
 		return hold;
@@ -246,7 +230,7 @@ final class LockEngine implements AutoCloseable {
 		}
 		if (hold.count() == 1) {
 			hold.releasing();
-			if (holdAtLeastMillis == 0 && passOn(hold)) {
+			if (holdAtLeastMillis == 0 && passOn(hold, true)) {
 				return;
 			}
 		}
@@ -267,6 +251,10 @@ final class LockEngine implements AutoCloseable {
 	 */
 	CompletableFuture<Void> releaseAsync(Hold hold, long holdAtLeastMillis) {
 		hold.releasing();
+		// passed on only when that needs no command: nothing here may wait for Redis
+		if (holdAtLeastMillis == 0 && hold.count() == 1 && passOn(hold, false)) {
+			return CompletableFuture.completedFuture(null);
+		}
 		return this.commands
 			.releaseAsync(hold.keys(), hold.redisOwner(), hold.count(), keepMillis(hold, holdAtLeastMillis))
 			.handle((reply, failure) -> {
@@ -499,9 +487,21 @@ final class LockEngine implements AutoCloseable {
 	 * @return whether the release is done: the lock was passed on, or given up for other
 	 * clients; false when it must be freed in Redis as usual
 	 */
-	private boolean passOn(Hold hold) {
+	/**
+	 * Passes the lock to the owner of this client waiting longest, when it takes a pass.
+	 * @param mayAskRedis whether the pass may run a command first, when the run's tokens
+	 * are spent or its lease was confirmed too long ago; if not, the lock is not passed
+	 * then
+	 * @return whether the hold's release is done: passed, or given up for other clients
+	 */
+	private boolean passOn(Hold hold, boolean mayAskRedis) {
 		WaitQueue queue = hold.queue();
 		if (queue == null || hold.isLost() || !hold.lease().watchdog()) {
+			return false;
+		}
+		LocalRun run = hold.run();
+		boolean local = run.canPassLocally(hold.lease().millis());
+		if (!local && !mayAskRedis) {
 			return false;
 		}
 		WaitQueue.Waiter next = queue.takeForPass(hold);
@@ -509,9 +509,8 @@ final class LockEngine implements AutoCloseable {
 		if (next == null || to == null) {
 			return false;
 		}
-		LocalRun run = hold.run();
 		long token;
-		if (run.canPassLocally(hold.lease().millis())) {
+		if (local) {
 			token = run.takeToken();
 		}
 		else {

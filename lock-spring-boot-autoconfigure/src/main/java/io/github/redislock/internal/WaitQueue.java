@@ -28,8 +28,7 @@ final class WaitQueue {
 
 		/**
 		 * The owner the lock may be passed to without being freed in Redis, or
-		 * {@code null} when this waiter takes no pass (it wants a fixed lease, its wait
-		 * is over, or it is not a thread waiting in {@link LockAcquirer}).
+		 * {@code null} when this waiter takes no pass (it wants a fixed lease).
 		 */
 		default @Nullable Owner passableOwner() {
 			return null;

@@ -16,6 +16,7 @@ import java.util.function.ToDoubleFunction;
 import javax.imageio.ImageIO;
 
 import org.jfree.chart.ChartFactory;
+import org.jspecify.annotations.Nullable;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.plot.CategoryPlot;
@@ -293,7 +294,11 @@ final class Report {
 			.append(" |\n");
 	}
 
-	private static double median(List<RunResult> runs, ToDoubleFunction<RunResult> metric) {
+	private static double median(@Nullable List<RunResult> runs, ToDoubleFunction<RunResult> metric) {
+		if (runs == null) {
+			// a library left out of this run (--libraries)
+			return Double.NaN;
+		}
 		double[] values = runs.stream().mapToDouble(metric).sorted().toArray();
 		int middle = values.length / 2;
 		return (values.length % 2 == 1) ? values[middle] : (values[middle - 1] + values[middle]) / 2;

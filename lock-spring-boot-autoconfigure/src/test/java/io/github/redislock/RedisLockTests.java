@@ -110,6 +110,54 @@ class RedisLockTests {
 	}
 
 	@Test
+	void aNestedAcquisitionWithALeaseAsksRedisOnlyWhenItLengthensTheLease() throws Exception {
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = LockTestClients.recordCommands(factory);
+		RedisLockClient counted = RedisLockClient.builder(factory).build();
+		try {
+			RedisLock lock = counted.getLock(LockTestClients.uniqueName());
+			lock.lock(Duration.ofMinutes(2));
+			commands.clear();
+			// shorter than what is left: Redis would keep its expiry, so it is not asked
+			lock.lock(Duration.ofSeconds(30));
+			assertThat(lock.tryLock(Duration.ZERO, Duration.ofMinutes(1))).isTrue();
+			// under the watchdog (30 s by default) inside a longer lease: nothing to do
+			lock.lock();
+			assertThat(commands).as("nested acquisitions within the lease").isEmpty();
+			// (the hold count is checked against Redis)
+			assertThat(lock.getHoldCount()).isEqualTo(4);
+			commands.clear();
+			// longer: Redis lengthens the expiry
+			lock.lock(Duration.ofMinutes(5));
+			assertThat(commands).containsExactly("EVALSHA");
+			assertThat(lock.remainingLease()).isGreaterThan(Duration.ofMinutes(4));
+			// within the lengthened lease now: not asked again
+			commands.clear();
+			lock.lock(Duration.ofMinutes(3));
+			assertThat(commands).isEmpty();
+			for (int i = 0; i < 5; i++) {
+				lock.unlock();
+			}
+			assertThat(commands).as("nested releases").isEmpty();
+			lock.unlock();
+			assertThat(commands).as("the last release").containsExactly("EVALSHA");
+			assertThat(lock.isLocked()).isFalse();
+			// and under an outer watchdog lease, a nested lease shorter than the
+			// watchdog's is not asked for either
+			lock.lock();
+			commands.clear();
+			lock.lock(Duration.ofSeconds(5));
+			assertThat(commands).isEmpty();
+			lock.unlock();
+			lock.unlock();
+			assertThat(lock.isLocked()).isFalse();
+		}
+		finally {
+			counted.close();
+		}
+	}
+
+	@Test
 	void reentryUnderTheWatchdogSendsNothingToRedisAndAFixedLeaseDoes() {
 		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
 		List<String> commands = LockTestClients.recordCommands(factory);

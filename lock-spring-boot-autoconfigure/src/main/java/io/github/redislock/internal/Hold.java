@@ -37,6 +37,10 @@ final class Hold {
 	// it
 	private volatile long fixedLeaseEndsNanos;
 
+	// a time until which Redis surely keeps the lock: the sending of the command that set
+	// its expiry (an acquisition, a nested one that lengthened it) plus that lease
+	private volatile long leaseHoldsUntilNanos;
+
 	private final Observation observation;
 
 	private final AtomicBoolean ended = new AtomicBoolean();
@@ -53,6 +57,7 @@ final class Hold {
 		this.token = token;
 		this.run = run;
 		this.acquiredAtNanos = System.nanoTime();
+		this.leaseHoldsUntilNanos = this.acquiredAtNanos;
 		this.lease = lease;
 		this.observation = observations.startHold(keys, token, lease.watchdog());
 	}
@@ -99,8 +104,34 @@ final class Hold {
 	 */
 	void lease(Lease lease) {
 		this.lease = lease;
+		// it may also have shortened the lock's expiry: nothing known ahead any more
+		this.leaseHoldsUntilNanos = System.nanoTime();
 		// set before Redis applied it: Redis' expiry comes later, so allow for that
 		this.fixedLeaseEndsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lease.millis() + 1000);
+	}
+
+	/**
+	 * Records that a command sent at {@code sentAtNanos} (or later) set the lock's expiry
+	 * at least {@code leaseMillis} ahead.
+	 */
+	void leaseSet(long sentAtNanos, long leaseMillis) {
+		long end = sentAtNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+		if (end - this.leaseHoldsUntilNanos > 0) {
+			this.leaseHoldsUntilNanos = end;
+		}
+	}
+
+	/**
+	 * Whether Redis surely keeps the lock at least {@code leaseMillis} from now: a nested
+	 * acquisition asking for that lease would not lengthen it, so it need not ask Redis.
+	 */
+	boolean leaseOutlasts(long leaseMillis) {
+		long known = this.leaseHoldsUntilNanos;
+		if (this.lease.watchdog()) {
+			long renewed = this.run.confirmedAtNanos() + TimeUnit.MILLISECONDS.toNanos(this.lease.millis());
+			known = (renewed - known > 0) ? renewed : known;
+		}
+		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - known <= 0;
 	}
 
 	/**

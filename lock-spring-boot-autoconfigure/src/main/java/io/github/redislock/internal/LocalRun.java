@@ -41,6 +41,14 @@ final class LocalRun {
 		this.confirmedAtNanos = confirmedAtNanos;
 	}
 
+	/**
+	 * When Redis last confirmed the lock held with its lease whole (the sending of that
+	 * command, or earlier).
+	 */
+	long confirmedAtNanos() {
+		return this.confirmedAtNanos;
+	}
+
 	/** The owner Redis knows as the holder: every local holder's commands name it. */
 	Owner redisOwner() {
 		return this.redisOwner;

@@ -475,20 +475,21 @@ final class LockEngine implements AutoCloseable {
 	// release sends the owner's own count, which Redis takes over (see unlock.lua), so
 	// nested holds need no trace there. A fixed lease goes to Redis, which may lengthen
 	// the lock's expiry; a hold found lost goes there too, to be taken anew or reported.
+	// Under the watchdog there is nothing to lengthen; with a lease, nothing either when
+	// Redis surely keeps the lock longer than that already (lock.lua never shortens it)
 	private static boolean reentersLocally(Hold held, Lease lease) {
-		return lease.watchdog() && held.lease().watchdog() && !held.isLost() && !held.isReleasing();
+		if (held.isLost() || held.isReleasing()) {
+			return false;
+		}
+		return (lease.watchdog() && held.lease().watchdog()) || held.leaseOutlasts(lease.millis());
 	}
 
 	/**
 	 * Passes the lock from the hold, at its last release, to the owner of this client
-	 * that waits longest for it, without freeing it in Redis: asks Redis nothing while
-	 * reserved tokens last and the lease was confirmed lately, else one script, which
-	 * also gives the lock up when another client waits (see {@link LocalRun}).
-	 * @return whether the release is done: the lock was passed on, or given up for other
-	 * clients; false when it must be freed in Redis as usual
-	 */
-	/**
-	 * Passes the lock to the owner of this client waiting longest, when it takes a pass.
+	 * that waits longest for it, when it takes a pass, without freeing it in Redis: asks
+	 * Redis nothing while reserved tokens last and the lease was confirmed lately, else
+	 * one script, which also gives the lock up when another client waits (see
+	 * {@link LocalRun}).
 	 * @param mayAskRedis whether the pass may run a command first, when the run's tokens
 	 * are spent or its lease was confirmed too long ago; if not, the lock is not passed
 	 * then
@@ -566,6 +567,8 @@ final class LockEngine implements AutoCloseable {
 				this.watchdog.watch(hold);
 			}
 		}
+		// the acquisition (a nested one too) left the lock's expiry at least this far out
+		hold.leaseSet(start, lease.millis());
 		if (logger.isDebugEnabled()) {
 			logger.debug("Acquired lock '" + keys.name() + "' (hold " + hold.count() + ", token " + token + ") in "
 					+ Durations.formatMillis((System.nanoTime() - start) / 1_000_000));

@@ -16,7 +16,6 @@ import java.util.function.ToDoubleFunction;
 import javax.imageio.ImageIO;
 
 import org.jfree.chart.ChartFactory;
-import org.jspecify.annotations.Nullable;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.plot.CategoryPlot;
@@ -24,6 +23,7 @@ import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
 import org.jfree.data.category.DefaultCategoryDataset;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Medians of the runs, as Markdown (with the targets checked) and as a chart.

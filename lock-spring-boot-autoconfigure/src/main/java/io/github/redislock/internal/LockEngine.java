@@ -516,20 +516,23 @@ final class LockEngine implements AutoCloseable {
 		}
 		else {
 			long sentAt = System.nanoTime();
-			LockReply reply;
+			LockReply reply = null;
+			RuntimeException failure = null;
 			try {
 				reply = this.commands.continueRun(hold.keys(), hold.redisOwner(), this.maxLocalPasses, hold.lease());
 			}
 			catch (RuntimeException ex) {
-				queue.passFailed();
-				next.wake();
-				throw releaseFailed(hold, ex);
+				failure = ex;
 			}
 			if (!(reply instanceof LockReply.Granted granted)) {
-				// given up for another client's waiters (who were told), or lost: this
-				// client's waiters ask Redis again
+				// not passed: given up for another client's waiters (who were told),
+				// lost,
+				// or no answer; this client's waiters ask Redis again
 				queue.passFailed();
 				next.wake();
+				if (failure != null) {
+					throw releaseFailed(hold, failure);
+				}
 				released(hold, reply);
 				return true;
 			}

@@ -134,11 +134,12 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		synchronized (this) {
 			queue = this.queue;
 		}
-		if ((queue != null) ? queue.isHeldHereByOtherThan(this.owner)
-				: this.queues.isHeldHereByOtherThan(this.keys, this.owner)) {
-			// another owner of this client holds the lock and will pass it on, or free it
-			// in Redis and say so: it is not worth asking Redis meanwhile
-			afterAttempt(null, true);
+		long holdOff = (queue != null) ? queue.holdOffNanos(this.owner)
+				: this.queues.holdOffNanos(this.keys, this.owner);
+		if (holdOff > 0) {
+			// another owner of this client holds the lock and will pass it on, or this
+			// client just gave it up for others: it is not worth asking Redis meanwhile
+			afterAttempt(null, holdOff);
 			return;
 		}
 		int tokens = (queue != null && queue.hasOthers()) ? this.passTokens : 1;
@@ -178,7 +179,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		if (this.result.isDone()) {
 			return;
 		}
-		afterAttempt(reply, false);
+		afterAttempt(reply, 0);
 	}
 
 	private void failed(Throwable failure) {
@@ -191,18 +192,18 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		else if (cause instanceof RedisLockException ex && !this.wait.isNone() && RedisCalls.isTransientRefusal(ex)
 				&& this.wait.remainingNanos(this.start) > 0) {
 			this.refusal = ex;
-			afterAttempt(null, false);
+			afterAttempt(null, 0);
 			return;
 		}
 		this.result.completeExceptionally(cause);
 	}
 
-	// the attempt found the lock taken (or Redis refused it for now, or it was not made:
-	// the lock is held here and will be passed on)
-	private void afterAttempt(@Nullable LockReply reply, boolean waitsForPass) {
+	// the attempt found the lock taken (or Redis refused it for now), or it was not made
+	// and the acquisition holds off for holdOffNanos (see WaitQueue#holdOffNanos)
+	private void afterAttempt(@Nullable LockReply reply, long holdOffNanos) {
 		long remaining = this.wait.remainingNanos(this.start);
 		if (this.wait.isNone() || remaining <= 0) {
-			if (reply == null && !waitsForPass && this.refusal != null) {
+			if (reply == null && holdOffNanos == 0 && this.refusal != null) {
 				this.result.completeExceptionally(this.refusal);
 			}
 			else {
@@ -210,8 +211,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			}
 			return;
 		}
-		long sleep = Math.min(remaining,
-				waitsForPass ? LockAcquirer.PASS_RECHECK_NANOS : LockAcquirer.sleepAfter(reply));
+		long sleep = Math.min(remaining, (holdOffNanos > 0) ? holdOffNanos : LockAcquirer.sleepAfter(reply));
 		boolean join;
 		synchronized (this) {
 			if (this.queue == null) {
@@ -355,7 +355,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		}
 		// chosen by a release it will not try for: the next waiter tries instead
 		if (wasAsleep && !queue.remove(this)) {
-			queue.released();
+			queue.wakeOne();
 		}
 		if (wasWaiting) {
 			queue.stopWaiting();

@@ -95,7 +95,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
 		LockCommands commands = new LockCommands(calls, ExclusiveLock.INSTANCE, replicaAcknowledgement,
 				(maxLocalPasses > 0) ? YIELD_MILLIS : 0);
-		WaitQueues queues = new WaitQueues();
+		WaitQueues queues = new WaitQueues(this.clientId);
 		Holds holds = new Holds((maxLocalPasses > 0) ? queues : null);
 		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory, calls,
 				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis(), queues);

@@ -126,7 +126,7 @@ final class LeaseWatchdog implements AutoCloseable {
 				WaitQueue queue = lost.queue();
 				if (queue != null) {
 					// threads of this client waiting for it to be passed on ask Redis now
-					queue.released();
+					queue.wakeOne();
 				}
 			}
 		}

@@ -80,7 +80,7 @@ final class LockAcquirer {
 	@Nullable Hold acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, boolean interruptible,
 			Function<LockReply.Granted, Hold> grants) throws InterruptedException {
 		if (wait.isNone()) {
-			if (this.queues.isHeldHereByOtherThan(keys, owner)) {
+			if (this.queues.holdOffNanos(keys, owner) > 0) {
 				return null;
 			}
 			LockReply reply = new Attempts(keys, owner, lease, start, wait, null).next(false);
@@ -92,21 +92,21 @@ final class LockAcquirer {
 		Attempts attempts = new Attempts(keys, owner, lease, start, wait, queue);
 		try {
 			LockReply first = null;
-			boolean passable = queue.isHeldHereByOtherThan(owner);
-			if (!passable) {
+			long holdOff = queue.holdOffNanos(owner);
+			if (holdOff == 0) {
 				first = attempts.next(true);
 				if (first instanceof LockReply.Granted granted) {
 					return grants.apply(granted);
 				}
 			}
-			return await(queue, attempts, first, passable, interruptible, grants);
+			return await(queue, attempts, first, holdOff, interruptible, grants);
 		}
 		finally {
 			this.queues.exit(queue);
 		}
 	}
 
-	private @Nullable Hold await(WaitQueue queue, Attempts attempts, @Nullable LockReply first, boolean passable,
+	private @Nullable Hold await(WaitQueue queue, Attempts attempts, @Nullable LockReply first, long firstHoldOff,
 			boolean interruptible, Function<LockReply.Granted, Hold> grants) throws InterruptedException {
 		// joining does not give way to an interrupt (it would leave a half-made
 		// subscription); one that came meanwhile ends the wait here. A waiter for a pass
@@ -121,15 +121,15 @@ final class LockAcquirer {
 				throw new InterruptedException();
 			}
 			LockReply result = first;
-			boolean waitsForPass = passable;
+			long holdOff = firstHoldOff;
 			boolean tryNow = membership.subscribedSinceJoining();
 			for (;;) {
 				if (!interruptible && Thread.interrupted()) {
 					interrupted = true;
 				}
 				if (tryNow) {
-					waitsForPass = queue.isHeldHereByOtherThan(attempts.owner);
-					if (!waitsForPass) {
+					holdOff = queue.holdOffNanos(attempts.owner);
+					if (holdOff == 0) {
 						result = attempts.next(true);
 						if (result instanceof LockReply.Granted granted) {
 							return grants.apply(granted);
@@ -139,13 +139,13 @@ final class LockAcquirer {
 				tryNow = true;
 				long remaining = attempts.wait.remainingNanos(attempts.start);
 				if (remaining <= 0) {
-					if (result == null && !waitsForPass) {
+					if (result == null && holdOff == 0) {
 						throw attempts.refusedThroughout();
 					}
 					return null;
 				}
 				try {
-					sleeper.sleep(Math.min(remaining, waitsForPass ? PASS_RECHECK_NANOS : sleepAfter(result)));
+					sleeper.sleep(Math.min(remaining, (holdOff > 0) ? holdOff : sleepAfter(result)));
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
@@ -233,7 +233,7 @@ final class LockAcquirer {
 						return;
 					}
 					// a wake-up it will not try for: the next waiter tries instead
-					this.queue.released();
+					this.queue.wakeOne();
 				}
 				throw ex;
 			}

@@ -45,6 +45,11 @@ final class LockCommands {
 		return this.calls.timeoutMillis();
 	}
 
+	/** How long a lock given up for other clients stays reserved for them. */
+	long yieldMillis() {
+		return this.yieldMillis;
+	}
+
 	/**
 	 * Runs the acquire command.
 	 * @param holdsBefore this owner's hold count before the call

@@ -9,6 +9,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -516,6 +517,7 @@ final class LockEngine implements AutoCloseable {
 		}
 		else {
 			long sentAt = System.nanoTime();
+			long messagesBefore = queue.messages();
 			LockReply reply = null;
 			RuntimeException failure = null;
 			try {
@@ -525,9 +527,14 @@ final class LockEngine implements AutoCloseable {
 				failure = ex;
 			}
 			if (!(reply instanceof LockReply.Granted granted)) {
-				// not passed: given up for another client's waiters (who were told),
+				// Not passed: given up for another client's waiters (who were told),
 				// lost,
-				// or no answer; this client's waiters ask Redis again
+				// or no answer. This client's waiters ask Redis again; after the others'
+				// turn when it was given up.
+				if (reply instanceof LockReply.Released) {
+					queue.reservedForOthers(sentAt + TimeUnit.MILLISECONDS.toNanos(this.commands.yieldMillis()),
+							messagesBefore);
+				}
 				queue.passFailed();
 				next.wake();
 				if (failure != null) {

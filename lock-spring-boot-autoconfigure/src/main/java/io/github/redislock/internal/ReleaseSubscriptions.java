@@ -101,8 +101,12 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	 */
 	interface Listener {
 
-		/** A release of the lock was announced. */
-		void released(LockKeys keys);
+		/**
+		 * A release of the lock was announced.
+		 * @param message what the script published: {@code released}, or
+		 * {@code yielded:<client id>:} when a client gave the lock up for the others
+		 */
+		void released(LockKeys keys, byte[] message);
 
 		/**
 		 * The lock's channel was subscribed again after a reconnect: releases may have
@@ -226,7 +230,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	public void onMessage(Message message, byte[] pattern) {
 		Channel channel = this.channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
 		if (channel != null) {
-			this.listener.released(channel.keys);
+			this.listener.released(channel.keys, message.getBody());
 		}
 	}
 

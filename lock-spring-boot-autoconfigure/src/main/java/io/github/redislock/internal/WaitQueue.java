@@ -64,6 +64,13 @@ final class WaitQueue {
 	// the holder chose a waiter to pass the lock to, and is passing it
 	private boolean passing;
 
+	// until when this client gave the lock up for the other clients' waiters (0: it did
+	// not), unless one of them releases it first
+	private long reservedForOthersUntilNanos;
+
+	// release messages received (other than this client's own giving up)
+	private long messages;
+
 	WaitQueue(LockKeys keys) {
 		this.keys = keys;
 	}
@@ -96,8 +103,23 @@ final class WaitQueue {
 		return this.asleep.remove(waiter);
 	}
 
-	/** A release was announced: wakes the waiter asleep longest. */
+	/**
+	 * A release was announced: ends a reservation for other clients (one of them released
+	 * the lock, or it is free), and wakes the waiter asleep longest.
+	 */
 	void released() {
+		synchronized (this) {
+			this.reservedForOthersUntilNanos = 0;
+			this.messages++;
+		}
+		wakeOne();
+	}
+
+	/**
+	 * Wakes the waiter asleep longest, for a wake-up another one did not use (or a lock
+	 * found lost); a release message is {@link #released()}.
+	 */
+	void wakeOne() {
 		Waiter next;
 		synchronized (this) {
 			next = this.asleep.poll();
@@ -114,6 +136,7 @@ final class WaitQueue {
 	void missedReleases() {
 		List<Waiter> all;
 		synchronized (this) {
+			this.reservedForOthersUntilNanos = 0;
 			all = new ArrayList<>(this.asleep);
 			this.asleep.clear();
 			this.pendingWake = true;
@@ -128,9 +151,10 @@ final class WaitQueue {
 	}
 
 	/**
-	 * The hold no longer holds the lock (released in Redis, lost, abandoned): the waiter
-	 * asleep longest tries Redis now. Its release message may have come already, and
-	 * found that waiter still bound to wait for a pass.
+	 * The hold no longer holds the lock (released in Redis, lost, abandoned, given up for
+	 * other clients): the waiter asleep longest tries Redis now, or once the reservation
+	 * for other clients is over. Its release message may have come already, and found
+	 * that waiter still bound to wait for a pass.
 	 */
 	void notHeld(Hold hold) {
 		synchronized (this) {
@@ -139,7 +163,7 @@ final class WaitQueue {
 			}
 			this.holder = null;
 		}
-		released();
+		wakeOne();
 	}
 
 	/**
@@ -162,6 +186,47 @@ final class WaitQueue {
 		// would
 		// re-enter there: then it waits until that lease must have ended.
 		return !hold.redisOwner().equals(hold.owner()) && hold.mayStillBeHeld();
+	}
+
+	/** How many release messages came so far; see {@link #reservedForOthers}. */
+	synchronized long messages() {
+		return this.messages;
+	}
+
+	/**
+	 * This client gave the lock up for other clients' waiters until then: its own callers
+	 * hold off asking Redis, where they would find it kept from them, until a release
+	 * message says another client let it go. Unless such a message came already since
+	 * {@code messagesBefore} (the other client's turn may be over before this client
+	 * hears back from giving the lock up).
+	 */
+	synchronized void reservedForOthers(long untilNanos, long messagesBefore) {
+		if (this.messages == messagesBefore) {
+			this.reservedForOthersUntilNanos = untilNanos;
+		}
+	}
+
+	/**
+	 * How long the owner should wait before asking Redis for the lock, unless a release
+	 * message wakes it: {@link LockAcquirer#PASS_RECHECK_NANOS} while another owner of
+	 * this client holds it (see {@link #isHeldHereByOtherThan}), what is left of a
+	 * reservation for other clients (see {@link #reservedForOthers}), else 0: ask now.
+	 */
+	long holdOffNanos(Owner owner) {
+		if (isHeldHereByOtherThan(owner)) {
+			return LockAcquirer.PASS_RECHECK_NANOS;
+		}
+		synchronized (this) {
+			if (this.reservedForOthersUntilNanos == 0) {
+				return 0;
+			}
+			long left = this.reservedForOthersUntilNanos - System.nanoTime();
+			if (left <= 0) {
+				this.reservedForOthersUntilNanos = 0;
+				return 0;
+			}
+			return left;
+		}
 	}
 
 	/**

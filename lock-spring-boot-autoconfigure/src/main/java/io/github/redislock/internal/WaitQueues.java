@@ -1,5 +1,7 @@
 package io.github.redislock.internal;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +14,16 @@ import java.util.concurrent.ConcurrentHashMap;
 final class WaitQueues implements ReleaseSubscriptions.Listener {
 
 	private final Map<String, WaitQueue> queues = new ConcurrentHashMap<>();
+
+	// the message of this client's own giving up of a lock (see pass.lua)
+	private final byte[] ownYield;
+
+	/**
+	 * @param clientId the client's id, which its owners' ids start with
+	 */
+	WaitQueues(String clientId) {
+		this.ownYield = ("yielded:" + clientId + ":").getBytes(StandardCharsets.UTF_8);
+	}
 
 	/** The lock's queue, with the caller counted in; pair with {@link #exit}. */
 	WaitQueue enter(LockKeys keys) {
@@ -40,10 +52,19 @@ final class WaitQueues implements ReleaseSubscriptions.Listener {
 		return queue != null && queue.isHeldHereByOtherThan(owner);
 	}
 
-	@Override
-	public void released(LockKeys keys) {
+	/** See {@link WaitQueue#holdOffNanos}. */
+	long holdOffNanos(LockKeys keys, Owner owner) {
 		WaitQueue queue = this.queues.get(keys.lockKey());
-		if (queue != null) {
+		return (queue != null) ? queue.holdOffNanos(owner) : 0;
+	}
+
+	@Override
+	public void released(LockKeys keys, byte[] message) {
+		WaitQueue queue = this.queues.get(keys.lockKey());
+		// this client's own giving up wakes none of its waiters: the lock is kept for the
+		// other clients, and its waiters hold off until one of those releases it or the
+		// reservation ends (see WaitQueue#holdOffNanos)
+		if (queue != null && !Arrays.equals(message, this.ownYield)) {
 			queue.released();
 		}
 	}

@@ -7,17 +7,20 @@
 -- ARGV[4] the lease in milliseconds, ARGV[5] how long the lock stays given up to other clients
 -- Returns the first reserved token (> 0) when the client goes on; 0 when another client waits: the
 -- lock is freed for the other clients (its own threads must wait for them or for ARGV[5]) and they
--- are told; -1 when the owner no longer holds the lock.
+-- are told ('yielded:<client>' on the channel); -1 when the owner no longer holds the lock.
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return -1
 end
 if redis.call('hexists', KEYS[1], 'contended') == 1 then
   -- made field by field, never after deleting the lock (see unlock.lua)
   local client = redis.call('hget', KEYS[1], 'client') or ''
-  redis.call('hdel', KEYS[1], ARGV[1], 'client', 'contended')
-  redis.call('hset', KEYS[1], 'yielded-by', client)
+  redis.call('hdel', KEYS[1], ARGV[1], 'client')
+  -- this client still waits (it was passing the lock on): the other client's turn is bounded too,
+  -- although this client's waiters leave Redis alone until that turn ends (or this reservation)
+  redis.call('hset', KEYS[1], 'yielded-by', client, 'contended', 1)
   redis.call('pexpire', KEYS[1], ARGV[5])
-  redis.call('publish', ARGV[3], 'released')
+  -- names the client that gave the lock up: its own waiters need not wake for this message
+  redis.call('publish', ARGV[3], 'yielded:' .. client)
   return 0
 end
 redis.call('pexpire', KEYS[1], ARGV[4])

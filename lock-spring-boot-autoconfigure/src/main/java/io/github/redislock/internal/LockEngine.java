@@ -171,15 +171,27 @@ final class LockEngine implements AutoCloseable {
 				this.subscriptions, this.settlements, asyncExecutor,
 				(continuations != null) ? continuations : asyncExecutor,
 				(grant) -> onAcquired(keys, owner, grant, lease, start), this::giveBack, this.maxLocalPasses);
-		CompletableFuture<Hold> hold = acquisition.start();
-		hold.whenComplete((acquired, failure) -> {
+		CompletableFuture<Hold> result = acquisition.start();
+		// the caller's future completes after the observation ended, and a cancel of it
+		// withdraws the acquisition
+		CompletableFuture<Hold> hold = new CompletableFuture<>();
+		result.whenComplete((acquired, failure) -> {
 			if (failure != null) {
 				LockObservations.endAcquire(observation,
 						(failure instanceof java.util.concurrent.CancellationException) ? "cancelled" : "error",
 						failure);
+				hold.completeExceptionally(failure);
+				return;
 			}
-			else {
-				LockObservations.endAcquire(observation, (acquired != null) ? "acquired" : "timed-out", null);
+			LockObservations.endAcquire(observation, (acquired != null) ? "acquired" : "timed-out", null);
+			if (!hold.complete(acquired) && acquired != null) {
+				// cancelled just now: give it back
+				giveBack(acquired);
+			}
+		});
+		hold.whenComplete((acquired, failure) -> {
+			if (hold.isCancelled()) {
+				result.cancel(false);
 			}
 		});
 		return hold;

@@ -2,9 +2,11 @@ package io.github.redislock.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -281,13 +283,23 @@ final class RedisCalls {
 		for (int i = 0; i < args.length; i++) {
 			argBytes[i] = bytes(args[i]);
 		}
-		CompletionStage<T> bySha = redis.evalsha(script.getSha1(), type, keyBytes, argBytes);
+		CompletionStage<T> bySha = redis.evalsha(sha1(script), type, keyBytes, argBytes);
 		return bySha.exceptionallyCompose((ex) -> {
 			if (unwrap(ex) instanceof RedisNoScriptException) {
 				return redis.eval(script.getScriptAsString(), type, keyBytes, argBytes);
 			}
 			return CompletableFuture.failedFuture(ex);
 		}).exceptionallyCompose((ex) -> CompletableFuture.failedFuture(namingDeniedCommand(script, ex)));
+	}
+
+	// DefaultRedisScript takes a lock on every getSha1(): a contended one parks the
+	// thread (on a reactive or event-loop thread that is blocking) and costs on the hot
+	// path. The scripts are constants: their digests are looked up without a lock.
+	private static final Map<RedisScript<?>, String> SHA1S = new ConcurrentHashMap<>();
+
+	private static String sha1(RedisScript<?> script) {
+		String sha1 = SHA1S.get(script);
+		return (sha1 != null) ? sha1 : SHA1S.computeIfAbsent(script, RedisScript::getSha1);
 	}
 
 	// Redis 7.0 refuses a command inside a script for the user's ACL with "The user

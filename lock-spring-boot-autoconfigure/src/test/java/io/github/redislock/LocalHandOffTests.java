@@ -42,9 +42,9 @@ class LocalHandOffTests {
 	@Test
 	void aReleaseWithAThreadOfTheSameClientWaitingPassesTheLockWithoutFreeingItInRedis() throws Exception {
 		String name = LockTestClients.uniqueName();
-		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
-		List<String> commands = LockTestClients.recordCommands(factory);
-		RedisLockClient client = RedisLockClient.builder(factory).maxLocalPasses(PASSES).build();
+		Recorded recorded = recordedClient();
+		RedisLockClient client = recorded.client();
+		List<String> commands = recorded.commands();
 		RedisLock lock = client.getLock(name);
 		lock.lock();
 		long holderToken = lock.fencingToken();
@@ -71,9 +71,9 @@ class LocalHandOffTests {
 	@Test
 	void contendingThreadsOfOneClientRunMostlyOnPassesAndStayMutuallyExclusive() throws Exception {
 		String name = LockTestClients.uniqueName();
-		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
-		List<String> commands = LockTestClients.recordCommands(factory);
-		RedisLockClient client = RedisLockClient.builder(factory).maxLocalPasses(PASSES).build();
+		Recorded recorded = recordedClient();
+		RedisLockClient client = recorded.client();
+		List<String> commands = recorded.commands();
 		Contenders contenders = new Contenders();
 		contenders.run(client, name, 4, 50);
 		assertThat(contenders.overlaps).hasValue(0);
@@ -164,9 +164,9 @@ class LocalHandOffTests {
 		List<List<String>> recordedBy = new ArrayList<>();
 		List<RedisLockClient> clients = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
-			LettuceConnectionFactory factory = this.clients.newConnectionFactory();
-			recordedBy.add(LockTestClients.recordCommands(factory));
-			clients.add(RedisLockClient.builder(factory).maxLocalPasses(PASSES).build());
+			Recorded recorded = recordedClient();
+			recordedBy.add(recorded.commands());
+			clients.add(recorded.client());
 		}
 		// which client held the lock, in the order of acquisition (appended under the
 		// lock)
@@ -243,6 +243,16 @@ class LocalHandOffTests {
 		assertThat(scriptsPerAcquisition).as("scripts per acquisition").isLessThan(0.8);
 		assertThat(p90).as("90th percentile turn").isLessThanOrEqualTo(2 * (PASSES + 1));
 		clients.forEach(LockTestClients::assertNothingLeftBehind);
+	}
+
+	/** A client passing at most PASSES times, and the commands its connection sends. */
+	private Recorded recordedClient() {
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = LockTestClients.recordCommands(factory);
+		return new Recorded(RedisLockClient.builder(factory).maxLocalPasses(PASSES).build(), commands);
+	}
+
+	private record Recorded(RedisLockClient client, List<String> commands) {
 	}
 
 	private static int scripts(List<List<String>> recordedBy) {
@@ -420,9 +430,9 @@ class LocalHandOffTests {
 	@Test
 	void asynchronousAcquisitionsTakeAndGiveLocksPassedWithoutAScript() throws Exception {
 		String name = LockTestClients.uniqueName();
-		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
-		List<String> commands = LockTestClients.recordCommands(factory);
-		RedisLockClient client = RedisLockClient.builder(factory).maxLocalPasses(PASSES).build();
+		Recorded recorded = recordedClient();
+		RedisLockClient client = recorded.client();
+		List<String> commands = recorded.commands();
 		RedisLock lock = client.getLock(name);
 		lock.lock();
 		long holderToken = lock.fencingToken();
@@ -452,9 +462,9 @@ class LocalHandOffTests {
 	@Test
 	void asynchronousAcquisitionsAndReleasesAloneRunMostlyOnPasses() throws Exception {
 		String name = LockTestClients.uniqueName();
-		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
-		List<String> commands = LockTestClients.recordCommands(factory);
-		RedisLockClient client = RedisLockClient.builder(factory).maxLocalPasses(PASSES).build();
+		Recorded recorded = recordedClient();
+		RedisLockClient client = recorded.client();
+		List<String> commands = recorded.commands();
 		AtomicInteger inside = new AtomicInteger();
 		AtomicInteger overlaps = new AtomicInteger();
 		List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());

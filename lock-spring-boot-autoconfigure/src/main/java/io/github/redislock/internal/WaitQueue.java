@@ -183,8 +183,7 @@ final class WaitQueue {
 		}
 		// A lease set later (a handle's extend) passes nothing on, so the waiter may ask
 		// Redis, unless Redis names another owner of this client as the holder, which
-		// would
-		// re-enter there: then it waits until that lease must have ended.
+		// would re-enter there: then it waits until that lease must have ended.
 		return !hold.redisOwner().equals(hold.owner()) && hold.mayStillBeHeld();
 	}
 

@@ -43,15 +43,6 @@ final class WaitQueues implements ReleaseSubscriptions.Listener {
 		}
 	}
 
-	/**
-	 * Whether another owner of this client holds the lock and may pass it on; see
-	 * {@link WaitQueue#isHeldHereByOtherThan}.
-	 */
-	boolean isHeldHereByOtherThan(LockKeys keys, Owner owner) {
-		WaitQueue queue = this.queues.get(keys.lockKey());
-		return queue != null && queue.isHeldHereByOtherThan(owner);
-	}
-
 	/** See {@link WaitQueue#holdOffNanos}. */
 	long holdOffNanos(LockKeys keys, Owner owner) {
 		WaitQueue queue = this.queues.get(keys.lockKey());

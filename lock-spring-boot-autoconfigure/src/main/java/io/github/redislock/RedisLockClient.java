@@ -53,6 +53,21 @@ public interface RedisLockClient extends AutoCloseable {
 	RedisLock getLock(String name);
 
 	/**
+	 * Returns the read/write lock of the given name: many readers or one writer; see
+	 * {@link RedisReadWriteLock}. Cheap, as {@link #getLock(String)} is. Its keys are
+	 * {@code <key-prefix>{<name>}:rw} and two sorted sets beside it, in the same cluster
+	 * slot; a read/write lock and {@link #getLock(String)} of one name are independent.
+	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @throws IllegalArgumentException if the name is not usable
+	 * @throws UnsupportedOperationException if this client has no read/write locks (the
+	 * default for implementations other than the library's own)
+	 * @since 0.1.0
+	 */
+	default RedisReadWriteLock getReadWriteLock(String name) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no read/write locks");
+	}
+
+	/**
 	 * Acquires the named lock for a new {@link LockHandle}, waiting up to
 	 * {@code waitTime}. The handle, not the calling thread, owns the lock: any thread may
 	 * release it, and it never re-enters (a second acquisition of the same name waits,

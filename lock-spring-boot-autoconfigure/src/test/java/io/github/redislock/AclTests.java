@@ -40,6 +40,10 @@ class AclTests {
 	static final List<String> COMMANDS = List.of("evalsha", "eval", "hset", "hget", "hmget", "hexists", "hgetall",
 			"exists", "pttl", "pexpire", "incrby", "del", "hdel", "publish", "subscribe", "unsubscribe");
 
+	/** What the README adds to the rule for read/write locks. */
+	static final List<String> READ_WRITE_COMMANDS = List.of("time", "get", "hincrby", "zadd", "zscore", "zrange",
+			"zrangebyscore", "zrem", "zremrangebyscore");
+
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
@@ -74,6 +78,82 @@ class AclTests {
 
 	static Stream<String> commands() {
 		return COMMANDS.stream();
+	}
+
+	@Test
+	void aUserWithTheReadWriteAdditionsCanUseReadWriteLocks() throws Exception {
+		List<String> commands = new ArrayList<>(COMMANDS);
+		commands.addAll(READ_WRITE_COMMANDS);
+		createUser("rw-locker", commands);
+		try (LockTestClients clients = clientsOf("rw-locker")) {
+			everythingReadWrite(clients);
+		}
+	}
+
+	@ParameterizedTest(name = "without {0}")
+	@MethodSource("readWriteCommands")
+	void aReadWriteLockWithOneCommandLessFailsWithAClearError(String missing, CapturedOutput output) {
+		List<String> commands = new ArrayList<>(COMMANDS);
+		commands.addAll(READ_WRITE_COMMANDS);
+		commands.remove(missing);
+		String user = "rw-without-" + missing;
+		createUser(user, commands);
+		try (LockTestClients clients = clientsOf(user)) {
+			Throwable failure = catchThrowable(() -> everythingReadWrite(clients));
+			assertThat(failure).isInstanceOf(RedisLockException.class)
+				.hasMessageContaining("NOPERM")
+				.hasMessageContaining("'" + missing + "'");
+		}
+	}
+
+	static Stream<String> readWriteCommands() {
+		return READ_WRITE_COMMANDS.stream();
+	}
+
+	// every script of the read/write lock: each side taken, waited for, renewed and
+	// released; a dead reader purged
+	private static void everythingReadWrite(LockTestClients clients) throws Exception {
+		RedisLockClient holder = clients.newClient(Duration.ofMillis(600));
+		RedisLockClient other = clients.newClient();
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock lock = holder.getReadWriteLock(name);
+		lock.readLock().lock(Duration.ofMillis(200));
+		lock.readLock().unlock();
+		lock.readLock().lock();
+		// a nested lease longer than the watchdog's: lengthened in Redis
+		lock.readLock().lock(Duration.ofMinutes(1));
+		lock.readLock().unlock();
+		CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
+			RedisLock waiting = other.getReadWriteLock(name).writeLock();
+			try {
+				boolean acquired = waiting.tryLock(Duration.ofSeconds(10), null);
+				waiting.unlock();
+				return acquired;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> writer.isDone() || LockTestClients.inspector(other).waitingCount() == 1);
+		if (writer.isCompletedExceptionally()) {
+			throw unwrap(writer);
+		}
+		// renewed by the watchdog past twice its timeout
+		await().pollInSameThread()
+			.during(Duration.ofMillis(1300))
+			.atMost(Duration.ofSeconds(3))
+			.until(() -> lock.readLock().isLocked());
+		lock.readLock().unlock();
+		try {
+			assertThat(writer.get(10, TimeUnit.SECONDS)).as("the writer acquired the lock").isTrue();
+		}
+		catch (ExecutionException ex) {
+			throw unwrap(writer);
+		}
+		lock.writeLock().lock();
+		lock.writeLock().unlock();
+		assertThat(Arrays.asList(redis.command("EXISTS", "lock:{" + name + "}:rw"))).containsExactly("0");
 	}
 
 	private static void createUser(String user, List<String> commands) {

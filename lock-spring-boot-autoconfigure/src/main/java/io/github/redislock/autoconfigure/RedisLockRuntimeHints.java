@@ -22,7 +22,8 @@ import org.springframework.util.ClassUtils;
 class RedisLockRuntimeHints implements RuntimeHintsRegistrar {
 
 	static final String[] SCRIPTS = { "lock.lua", "unlock.lua", "pass.lua", "extend.lua", "renew.lua",
-			"force-unlock.lua" };
+			"force-unlock.lua", "read-lock.lua", "read-unlock.lua", "read-extend.lua", "write-lock.lua",
+			"write-unlock.lua" };
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 import io.github.redislock.RedisLock;
@@ -20,10 +22,22 @@ final class DefaultRedisLock implements RedisLock {
 
 	private final Lease watchdogLease;
 
+	// a lock whose holder cannot take this one (the read side, for a write lock)
+	@Nullable private final LockKeys excludedHolds;
+
 	DefaultRedisLock(LockKeys keys, LockEngine engine, Lease watchdogLease) {
+		this(keys, engine, watchdogLease, null);
+	}
+
+	/**
+	 * @param excludedHolds a lock whose holders may not acquire this one: they would wait
+	 * for themselves (an upgrade from read to write)
+	 */
+	DefaultRedisLock(LockKeys keys, LockEngine engine, Lease watchdogLease, @Nullable LockKeys excludedHolds) {
 		this.keys = keys;
 		this.engine = engine;
 		this.watchdogLease = watchdogLease;
+		this.excludedHolds = excludedHolds;
 	}
 
 	@Override
@@ -82,6 +96,10 @@ final class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public void unlock(Duration holdAtLeast) {
+		if (this.keys.kind() instanceof ReadWriteLocks.Side) {
+			throw new UnsupportedOperationException("unlock(holdAtLeast) is not supported by the read/write lock '"
+					+ getName() + "' yet; call unlock() and keep it held longer before");
+		}
 		this.engine.release(this.keys, this.engine.currentThread(),
 				LockEngine.holdAtLeastMillis(holdAtLeast, getName()));
 	}
@@ -128,7 +146,14 @@ final class DefaultRedisLock implements RedisLock {
 
 	// the owner is the calling thread, chosen here once for the whole acquisition
 	private boolean acquire(Wait wait, Lease lease, boolean interruptible) throws InterruptedException {
-		return this.engine.acquire(this.keys, this.engine.currentThread(), wait, lease, interruptible) != null;
+		Owner owner = this.engine.currentThread();
+		if (this.excludedHolds != null && this.engine.holdsLocally(this.excludedHolds, owner)) {
+			throw new IllegalMonitorStateException("Thread '" + owner.thread().getName() + "' holds the read lock of '"
+					+ getName() + "' and cannot take its write lock: it would wait "
+					+ "for its own read lock to be released. Release the read lock first (and read again under "
+					+ "the write lock), or take the write lock from the start");
+		}
+		return this.engine.acquire(this.keys, owner, wait, lease, interruptible) != null;
 	}
 
 	private void acquireUninterruptibly(Lease lease) {

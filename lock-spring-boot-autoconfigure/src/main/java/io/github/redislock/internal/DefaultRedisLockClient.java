@@ -27,6 +27,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisReadWriteLock;
 
 /**
  * The client: owns the per-client parts (identity, holds, subscriptions, watchdog) that
@@ -93,7 +94,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
 				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
-		LockCommands commands = new LockCommands(calls, ExclusiveLock.INSTANCE, replicaAcknowledgement,
+		LockCommands commands = new LockCommands(calls, replicaAcknowledgement,
 				(maxLocalPasses > 0) ? YIELD_MILLIS : 0);
 		WaitQueues queues = new WaitQueues(this.clientId);
 		Holds holds = new Holds((maxLocalPasses > 0) ? queues : null);
@@ -120,6 +121,13 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	@Override
 	public RedisLock getLock(String name) {
 		return new DefaultRedisLock(keys(name), this.engine, this.watchdogLease);
+	}
+
+	@Override
+	public RedisReadWriteLock getReadWriteLock(String name) {
+		LockArguments.checkName(name);
+		return new DefaultRedisReadWriteLock(LockKeys.read(this.keyPrefix, name), LockKeys.write(this.keyPrefix, name),
+				this.engine, this.watchdogLease);
 	}
 
 	@Override

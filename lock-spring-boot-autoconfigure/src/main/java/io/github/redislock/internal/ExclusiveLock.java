@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
@@ -28,6 +29,8 @@ final class ExclusiveLock implements LockKind {
 	/** Set the remaining lease: 1 when held, 0 when not. */
 	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
 
+	private static final byte[] YIELDED_BY = RedisCalls.bytes("yielded-by");
+
 	private ExclusiveLock() {
 	}
 
@@ -35,7 +38,7 @@ final class ExclusiveLock implements LockKind {
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return RedisCalls
-			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.lockAndFence(), Long.toString(lease.millis()),
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
 					owner.id(), Integer.toString(holdsBefore), Integer.toString(tokens), waits ? "1" : "0")
 			.thenApply((reply) -> acquired(reply, tokens));
 	}
@@ -44,7 +47,7 @@ final class ExclusiveLock implements LockKind {
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner holder, int tokens, Lease lease, long yieldMillis) {
 		return RedisCalls
-			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.lockAndFence(), holder.id(),
+			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeys(), holder.id(),
 					Integer.toString(tokens), keys.channel(), Long.toString(lease.millis()), Long.toString(yieldMillis))
 			.thenApply((reply) -> {
 				long value = (reply != null) ? reply : -1;
@@ -71,6 +74,27 @@ final class ExclusiveLock implements LockKind {
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
 					Long.toString(leaseMillis))
 			.thenApply((held) -> held != null && held == 1L);
+	}
+
+	@Override
+	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return RedisCalls
+			.<Long>script(redis, LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), keys.channel())
+			.thenApply((freed) -> freed != null && freed == 1L);
+	}
+
+	// taken, unless its client gave it up for other clients (see pass.lua)
+	@Override
+	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		byte[] key = RedisCalls.bytes(keys.lockKey());
+		CompletableFuture<Long> exists = redis.exists(key).toCompletableFuture();
+		CompletableFuture<Boolean> yielded = redis.hexists(key, YIELDED_BY).toCompletableFuture();
+		return exists.thenCombine(yielded, (e, y) -> e != null && e > 0 && !Boolean.TRUE.equals(y));
+	}
+
+	@Override
+	public boolean passesLocally() {
+		return true;
 	}
 
 	private static LockReply acquired(Long reply, int tokens) {

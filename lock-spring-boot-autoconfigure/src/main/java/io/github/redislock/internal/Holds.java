@@ -35,12 +35,12 @@ final class Holds {
 	}
 
 	Hold get(LockKeys keys, Owner owner) {
-		return this.holds.get(new HoldId(keys.lockKey(), owner.id()));
+		return this.holds.get(new HoldId(keys.id(), owner.id()));
 	}
 
 	void add(Hold hold) {
 		this.holds.put(id(hold), hold);
-		if (this.queues != null && hold.lease().watchdog()) {
+		if (this.queues != null && hold.lease().watchdog() && hold.keys().kind().passesLocally()) {
 			WaitQueue queue = this.queues.enter(hold.keys());
 			hold.queue(queue);
 			queue.held(hold);
@@ -97,22 +97,22 @@ final class Holds {
 	}
 
 	private static HoldId id(Hold hold) {
-		return new HoldId(hold.keys().lockKey(), hold.owner().id());
+		return new HoldId(hold.keys().id(), hold.owner().id());
 	}
 
 	// equals and hashCode written out: the generated ones of a record go through an
 	// invokedynamic bootstrap that costs more on this, the hottest map of the client
-	private record HoldId(String lockKey, String ownerId) {
+	private record HoldId(String lockId, String ownerId) {
 
 		@Override
 		public boolean equals(Object other) {
-			return this == other || (other instanceof HoldId id && this.lockKey.equals(id.lockKey)
-					&& this.ownerId.equals(id.ownerId));
+			return this == other
+					|| (other instanceof HoldId id && this.lockId.equals(id.lockId) && this.ownerId.equals(id.ownerId));
 		}
 
 		@Override
 		public int hashCode() {
-			return 31 * this.lockKey.hashCode() + this.ownerId.hashCode();
+			return 31 * this.lockId.hashCode() + this.ownerId.hashCode();
 		}
 
 	}

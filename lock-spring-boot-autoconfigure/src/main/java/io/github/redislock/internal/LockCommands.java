@@ -24,8 +24,6 @@ final class LockCommands {
 
 	private final RedisCalls calls;
 
-	private final LockKind kind;
-
 	@Nullable private final ReplicaAcknowledgement acknowledgement;
 
 	private final long yieldMillis;
@@ -34,9 +32,8 @@ final class LockCommands {
 	 * @param yieldMillis how long a lock freed while another client waits stays reserved
 	 * for the other clients (see {@link LocalRun}), 0 to free it for anybody
 	 */
-	LockCommands(RedisCalls calls, LockKind kind, @Nullable ReplicaAcknowledgement acknowledgement, long yieldMillis) {
+	LockCommands(RedisCalls calls, @Nullable ReplicaAcknowledgement acknowledgement, long yieldMillis) {
 		this.calls = calls;
-		this.kind = kind;
 		this.acknowledgement = acknowledgement;
 		this.yieldMillis = yieldMillis;
 	}
@@ -65,7 +62,8 @@ final class LockCommands {
 		ReplicaAcknowledgement acknowledgement = (holdsBefore == 0) ? this.acknowledgement : null;
 		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
 		return this.calls.call(describe("acquire", keys), extra, budgetNanos, (redis) -> {
-			CompletionStage<LockReply> reply = this.kind.acquire(redis, keys, owner, lease, holdsBefore, tokens, waits);
+			CompletionStage<LockReply> reply = keys.kind()
+				.acquire(redis, keys, owner, lease, holdsBefore, tokens, waits);
 			return (acknowledgement != null)
 					? reply.thenCompose((granted) -> acknowledged(redis, keys, owner, granted, acknowledgement))
 					: reply;
@@ -81,7 +79,7 @@ final class LockCommands {
 		ReplicaAcknowledgement acknowledgement = this.acknowledgement;
 		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
 		return this.calls.callAsync(describe("acquire", keys), extra, budgetNanos, (redis) -> {
-			CompletionStage<LockReply> reply = this.kind.acquire(redis, keys, owner, lease, 0, tokens, waits);
+			CompletionStage<LockReply> reply = keys.kind().acquire(redis, keys, owner, lease, 0, tokens, waits);
 			return (acknowledgement != null)
 					? reply.thenCompose((granted) -> acknowledged(redis, keys, owner, granted, acknowledgement))
 					: reply;
@@ -102,7 +100,8 @@ final class LockCommands {
 			}
 			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
-			return this.kind.release(redis, keys, owner, 1, 0, 0)
+			return keys.kind()
+				.release(redis, keys, owner, 1, 0, 0)
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
@@ -114,13 +113,13 @@ final class LockCommands {
 	 */
 	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis) {
 		return this.calls.call(describe("release", keys),
-				(redis) -> this.kind.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis));
+				(redis) -> keys.kind().release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis));
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
 	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis) {
 		return this.calls.callAsync(describe("release", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> this.kind.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis));
+				(redis) -> keys.kind().release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis));
 	}
 
 	/**
@@ -129,19 +128,18 @@ final class LockCommands {
 	 */
 	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
 		return this.calls.call(describe("pass on", keys),
-				(redis) -> this.kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis));
+				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis));
 	}
 
 	/** Sets what is left of the owner's lease; false when it no longer holds the lock. */
 	boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
 		return this.calls.call(describe("extend the lease of", keys),
-				(redis) -> this.kind.extend(redis, keys, owner, leaseMillis));
+				(redis) -> keys.kind().extend(redis, keys, owner, leaseMillis));
 	}
 
 	boolean forceRelease(LockKeys keys) {
-		Long freed = this.calls.call(describe("force-unlock", keys), (redis) -> RedisCalls.script(redis,
-				LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), keys.channel()));
-		return freed != null && freed == 1L;
+		return Boolean.TRUE
+			.equals(this.calls.call(describe("force-unlock", keys), (redis) -> keys.kind().forceRelease(redis, keys)));
 	}
 
 	/**
@@ -152,8 +150,9 @@ final class LockCommands {
 		String[] args = new String[holds.size() + 1];
 		args[0] = Long.toString(leaseMillis);
 		for (int i = 0; i < holds.size(); i++) {
-			keys.add(holds.get(i).keys().lockKey());
-			args[i + 1] = holds.get(i).redisOwner().id();
+			Hold hold = holds.get(i);
+			hold.keys().kind().addRenewKeys(hold.keys(), keys);
+			args[i + 1] = hold.keys().field(hold.redisOwner());
 		}
 		List<Object> lostPositions = this.calls.call("renew " + holds.size() + " lock lease(s)", (redis) -> RedisCalls
 			.<List<Object>>script(redis, LockScripts.RENEW, ScriptOutputType.MULTI, keys, args));

@@ -431,6 +431,13 @@ final class LockEngine implements AutoCloseable {
 		return hold.token();
 	}
 
+	/**
+	 * Whether this client counts a hold of the owner on the lock (asks Redis nothing).
+	 */
+	boolean holdsLocally(LockKeys keys, Owner owner) {
+		return this.holds.get(keys, owner) != null;
+	}
+
 	int heldCount() {
 		return this.holds.size();
 	}

@@ -5,22 +5,51 @@ import java.util.List;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * The Redis names that belong to one lock. The lock key wraps the name in braces, a
- * cluster hash tag, and the release channel starts with the same tag; the fencing counter
- * is the one of the lock's slot. So every key a script touches is in one slot and the
- * lock works on Redis Cluster.
+ * The Redis names that belong to one lock, and its {@link LockKind}. The lock key wraps
+ * the name in braces, a cluster hash tag, and every other key and the release channel
+ * start with the same tag; the fencing counter is the one of the lock's slot. So every
+ * key a script touches is in one slot and the lock works on Redis Cluster.
  *
  * @param name the lock's name
- * @param lockKey the hash holding owner and hold count
+ * @param lockKey the hash holding owners and hold counts
  * @param fenceKey the counter fencing tokens come from, shared by all names in the slot
- * @param channel where a release is published
+ * @param channel where a release this lock's waiters wait for is published
+ * @param kind what acquiring and releasing mean
+ * @param id what this client knows the lock by (its holds, waiters and settlements): the
+ * lock key, unless two kinds share it (a read/write lock's read and write side)
+ * @param scriptKeys the keys the kind's acquire script is given
  */
-record LockKeys(String name, String lockKey, String fenceKey, String channel) {
+record LockKeys(String name, String lockKey, String fenceKey, String channel, LockKind kind, String id,
+		List<String> scriptKeys) {
 
+	/** The exclusive lock of that name. */
 	static LockKeys of(String keyPrefix, String name) {
 		String lockKey = keyPrefix + "{" + name + "}";
+		String fenceKey = fenceKey(keyPrefix, lockKey);
+		return new LockKeys(name, lockKey, fenceKey, lockKey + ":released", ExclusiveLock.INSTANCE, lockKey,
+				List.of(lockKey, fenceKey));
+	}
+
+	/** The read side of the read/write lock of that name; see {@link ReadWriteLocks}. */
+	static LockKeys read(String keyPrefix, String name) {
+		return readWrite(keyPrefix, name, ReadWriteLocks.READ);
+	}
+
+	/** The write side of the read/write lock of that name. */
+	static LockKeys write(String keyPrefix, String name) {
+		return readWrite(keyPrefix, name, ReadWriteLocks.WRITE);
+	}
+
+	private static LockKeys readWrite(String keyPrefix, String name, ReadWriteLocks.Side side) {
+		String lockKey = keyPrefix + "{" + name + "}:rw";
+		String fenceKey = fenceKey(keyPrefix, lockKey);
+		return new LockKeys(name, lockKey, fenceKey, side.channel(lockKey), side, side.id(lockKey),
+				List.of(lockKey, ReadWriteLocks.readersKey(lockKey), ReadWriteLocks.writersKey(lockKey), fenceKey));
+	}
+
+	private static String fenceKey(String keyPrefix, String lockKey) {
 		int slot = ClusterSlotHashUtil.calculateSlot(lockKey);
-		return new LockKeys(name, lockKey, keyPrefix + "fence:{" + SlotTags.tagFor(slot) + "}", lockKey + ":released");
+		return keyPrefix + "fence:{" + SlotTags.tagFor(slot) + "}";
 	}
 
 	/**
@@ -36,8 +65,13 @@ record LockKeys(String name, String lockKey, String fenceKey, String channel) {
 		return (colon > 0) ? name.substring(0, colon) : name;
 	}
 
+	/** The owner's field in the lock's hash: its hold count. */
+	String field(Owner owner) {
+		return this.kind.field(owner);
+	}
+
 	List<String> lockAndFence() {
-		return List.of(this.lockKey, this.fenceKey);
+		return this.scriptKeys;
 	}
 
 	List<String> lockOnly() {

@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -57,5 +58,45 @@ interface LockKind {
 	 */
 	CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis);
+
+	/**
+	 * Sends the command that frees the lock whoever holds it.
+	 * @return whether it was taken
+	 */
+	CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
+
+	/**
+	 * Sends the plain reads that tell whether anybody holds the lock.
+	 */
+	CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
+
+	/**
+	 * The owner's field in the lock's hash, its hold count; {@code renew.lua} tells the
+	 * kinds apart by it.
+	 */
+	default String field(Owner owner) {
+		return owner.id();
+	}
+
+	/** Adds the keys {@code renew.lua} is given for one hold of this kind. */
+	default void addRenewKeys(LockKeys keys, List<String> into) {
+		into.add(keys.lockKey());
+	}
+
+	/**
+	 * Whether the client may pass a lock of this kind among its owners without freeing it
+	 * in Redis (see {@link LocalRun}).
+	 */
+	default boolean passesLocally() {
+		return false;
+	}
+
+	/**
+	 * Whether a release lets every waiter in (a shared lock), so that a release message
+	 * wakes them all rather than the one asleep longest.
+	 */
+	default boolean wakesAllWaiters() {
+		return false;
+	}
 
 }

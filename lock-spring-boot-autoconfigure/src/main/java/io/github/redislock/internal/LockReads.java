@@ -22,8 +22,6 @@ final class LockReads {
 	/** Fields of a lock's hash that name no holder (see lock.lua and pass.lua). */
 	private static final java.util.Set<String> LOCK_FIELDS = java.util.Set.of("client", "contended", "yielded-by");
 
-	private static final byte[] YIELDED_BY = RedisCalls.bytes("yielded-by");
-
 	private final RedisCalls calls;
 
 	LockReads(RedisCalls calls) {
@@ -36,13 +34,8 @@ final class LockReads {
 	 * trip.
 	 */
 	boolean exists(LockKeys keys) {
-		Object[] replies = this.calls.call(LockCommands.describe("read", keys), (redis) -> {
-			byte[] key = RedisCalls.bytes(keys.lockKey());
-			CompletableFuture<Long> exists = redis.exists(key).toCompletableFuture();
-			CompletableFuture<Boolean> yielded = redis.hexists(key, YIELDED_BY).toCompletableFuture();
-			return exists.thenCombine(yielded, (e, y) -> new Object[] { e, y });
-		});
-		return replies[0] instanceof Long exists && exists > 0 && !Boolean.TRUE.equals(replies[1]);
+		return Boolean.TRUE
+			.equals(this.calls.call(LockCommands.describe("read", keys), (redis) -> keys.kind().isLocked(redis, keys)));
 	}
 
 	/** The lock's hash and its PTTL, pipelined in one round trip. */
@@ -73,7 +66,7 @@ final class LockReads {
 	/** This owner's hold count as Redis has it. */
 	int holdCount(LockKeys keys, Owner owner) {
 		byte[] count = this.calls.call(LockCommands.describe("read", keys),
-				(redis) -> redis.hget(RedisCalls.bytes(keys.lockKey()), RedisCalls.bytes(owner.id())));
+				(redis) -> redis.hget(RedisCalls.bytes(keys.lockKey()), RedisCalls.bytes(keys.field(owner))));
 		return (count != null) ? Integer.parseInt(text(count)) : 0;
 	}
 
@@ -84,7 +77,8 @@ final class LockReads {
 	long remainingLeaseMillis(LockKeys keys, Owner owner) {
 		Object[] replies = this.calls.call(LockCommands.describe("read", keys), (redis) -> {
 			byte[] key = RedisCalls.bytes(keys.lockKey());
-			CompletableFuture<Boolean> held = redis.hexists(key, RedisCalls.bytes(owner.id())).toCompletableFuture();
+			CompletableFuture<Boolean> held = redis.hexists(key, RedisCalls.bytes(keys.field(owner)))
+				.toCompletableFuture();
 			CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
 			return held.thenCombine(ttl, (h, t) -> new Object[] { h, t });
 		});

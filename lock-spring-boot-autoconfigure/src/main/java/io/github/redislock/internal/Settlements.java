@@ -102,7 +102,7 @@ final class Settlements implements AutoCloseable {
 		if (this.pending.isEmpty()) {
 			return false;
 		}
-		Settlement settlement = this.pending.get(new Key(keys.lockKey(), owner.id()));
+		Settlement settlement = this.pending.get(new Key(keys.id(), owner.id()));
 		if (settlement == null) {
 			return false;
 		}
@@ -161,7 +161,7 @@ final class Settlements implements AutoCloseable {
 		}
 	}
 
-	private record Key(String lockKey, String ownerId) {
+	private record Key(String lockId, String ownerId) {
 	}
 
 	private static final class Settlement {
@@ -181,7 +181,7 @@ final class Settlements implements AutoCloseable {
 		private long delayMillis = FIRST_RETRY_MILLIS;
 
 		Settlement(LockKeys keys, Owner owner, Reason reason) {
-			this.key = new Key(keys.lockKey(), owner.id());
+			this.key = new Key(keys.id(), owner.id());
 			this.keys = keys;
 			this.owner = owner;
 			this.reason = reason;

@@ -105,14 +105,20 @@ final class WaitQueue {
 
 	/**
 	 * A release was announced: ends a reservation for other clients (one of them released
-	 * the lock, or it is free), and wakes the waiter asleep longest.
+	 * the lock, or it is free), and wakes the waiter asleep longest; all of them for a
+	 * lock they may share (readers).
 	 */
 	void released() {
 		synchronized (this) {
 			this.reservedForOthersUntilNanos = 0;
 			this.messages++;
 		}
-		wakeOne();
+		if (this.keys.kind().wakesAllWaiters()) {
+			wakeAll();
+		}
+		else {
+			wakeOne();
+		}
 	}
 
 	/**
@@ -134,9 +140,16 @@ final class WaitQueue {
 	// after a reconnect every waiter tries: each may have missed its release, also those
 	// trying right now
 	void missedReleases() {
-		List<Waiter> all;
 		synchronized (this) {
 			this.reservedForOthersUntilNanos = 0;
+		}
+		wakeAll();
+	}
+
+	// every waiter tries, also one trying right now
+	private void wakeAll() {
+		List<Waiter> all;
+		synchronized (this) {
 			all = new ArrayList<>(this.asleep);
 			this.asleep.clear();
 			this.pendingWake = true;

@@ -7,9 +7,9 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The wait queues of one client, by lock key: one per lock somebody of this client waits
- * for now, gone with its last waiter. Release messages come here, and go to the lock's
- * queue; one that finds no queue had nobody to wake.
+ * The wait queues of one client, by lock (see {@link LockKeys#id()}): one per lock
+ * somebody of this client waits for now, gone with its last waiter. Release messages come
+ * here, and go to the lock's queue; one that finds no queue had nobody to wake.
  */
 final class WaitQueues implements ReleaseSubscriptions.Listener {
 
@@ -28,30 +28,30 @@ final class WaitQueues implements ReleaseSubscriptions.Listener {
 	/** The lock's queue, with the caller counted in; pair with {@link #exit}. */
 	WaitQueue enter(LockKeys keys) {
 		for (;;) {
-			WaitQueue queue = this.queues.computeIfAbsent(keys.lockKey(), (key) -> new WaitQueue(keys));
+			WaitQueue queue = this.queues.computeIfAbsent(keys.id(), (key) -> new WaitQueue(keys));
 			if (queue.enter()) {
 				return queue;
 			}
 			// retired by its last waiter a moment ago
-			this.queues.remove(keys.lockKey(), queue);
+			this.queues.remove(keys.id(), queue);
 		}
 	}
 
 	void exit(WaitQueue queue) {
 		if (queue.exit()) {
-			this.queues.remove(queue.keys().lockKey(), queue);
+			this.queues.remove(queue.keys().id(), queue);
 		}
 	}
 
 	/** See {@link WaitQueue#holdOffNanos}. */
 	long holdOffNanos(LockKeys keys, Owner owner) {
-		WaitQueue queue = this.queues.get(keys.lockKey());
+		WaitQueue queue = this.queues.get(keys.id());
 		return (queue != null) ? queue.holdOffNanos(owner) : 0;
 	}
 
 	@Override
 	public void released(LockKeys keys, byte[] message) {
-		WaitQueue queue = this.queues.get(keys.lockKey());
+		WaitQueue queue = this.queues.get(keys.id());
 		// this client's own giving up wakes none of its waiters: the lock is kept for the
 		// other clients, and its waiters hold off until one of those releases it or the
 		// reservation ends (see WaitQueue#holdOffNanos)
@@ -62,7 +62,7 @@ final class WaitQueues implements ReleaseSubscriptions.Listener {
 
 	@Override
 	public void missedReleases(LockKeys keys) {
-		WaitQueue queue = this.queues.get(keys.lockKey());
+		WaitQueue queue = this.queues.get(keys.id());
 		if (queue != null) {
 			queue.missedReleases();
 		}

@@ -1,0 +1,64 @@
+package io.github.redislock;
+
+import java.util.concurrent.locks.ReadWriteLock;
+
+/**
+ * A read/write lock shared by every process that uses the same Redis and lock name: many
+ * owners may hold its {@link #readLock() read lock} at once, or one owner its
+ * {@link #writeLock() write lock}, never both. Both are {@link RedisLock}s, owned by the
+ * thread that acquired them and re-entrant per thread, with the same leases, watchdog,
+ * waiting and failure behaviour; the read and write locks of a name are a lock of their
+ * own, apart from {@link RedisLockClient#getLock(String)} of the same name.
+ *
+ * <p>
+ * <b>Writers are not starved.</b> Once a writer waits, readers that do not read already
+ * wait behind it, so a steady stream of readers cannot keep it out: it gets the lock when
+ * the readers inside leave. A writer that stops waiting (its wait time ends, its process
+ * dies) keeps new readers out for at most 3 more seconds. A thread that reads already
+ * re-enters the read lock at once.
+ *
+ * <p>
+ * <b>Downgrade, not upgrade.</b> The thread that holds the write lock may take the read
+ * lock too, and keep reading after releasing the write lock. A thread that holds only the
+ * read lock cannot take the write lock: it would wait for itself, so that acquisition
+ * throws {@link IllegalMonitorStateException} at once. Release the read lock first (and
+ * check again what was read), or take the write lock from the start.
+ *
+ * <p>
+ * <b>Leases.</b> Each reader's lease is its own: a reader whose process died is dropped
+ * when its lease ends, even while other readers keep the lock, so it delays a writer by
+ * at most that lease.
+ *
+ * <p>
+ * <b>Fencing tokens.</b> A write lock's {@link RedisLock#fencingToken()} is a fresh one,
+ * greater than every token granted before it. A read lock's token is its read phase's:
+ * the readers that overlap in time share it, every write granted before the phase has a
+ * token no greater, and every write granted after it a greater one. A store can so refuse
+ * a read that started before the last write it has seen.
+ *
+ * <p>
+ * Not supported yet: {@link RedisLock#unlock(java.time.Duration)} with a
+ * {@code holdAtLeast}, and the passing of a lock between threads of one client without
+ * freeing it in Redis (every release goes to Redis). {@link RedisLock#forceUnlock()} on
+ * either lock frees the whole read/write lock.
+ *
+ * <p>
+ * Instances hold no state: obtain one from {@link RedisLockClient#getReadWriteLock}
+ * whenever needed.
+ *
+ * @since 0.1.0
+ */
+public interface RedisReadWriteLock extends ReadWriteLock {
+
+	/** The name given to {@link RedisLockClient#getReadWriteLock(String)}. */
+	String getName();
+
+	/** The lock many readers may hold at once, while nobody writes. */
+	@Override
+	RedisLock readLock();
+
+	/** The lock one writer holds, while nobody else reads or writes. */
+	@Override
+	RedisLock writeLock();
+
+}

@@ -1,0 +1,89 @@
+package io.github.redislock.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The read side of a read/write lock (see {@link ReadWriteLocks}): shared with other
+ * readers, never with another owner's write; a newcomer waits behind writers already
+ * waiting. Its fencing token is the read phase's, shared by the readers of one phase.
+ */
+final class ReadLock implements ReadWriteLocks.Side {
+
+	/** Acquire or re-enter: the read phase's token, or minus how long to wait at most. */
+	private static final RedisScript<Long> LOCK = LockScripts.load("read-lock.lua", Long.class);
+
+	/** Release one hold: holds left, 0 when no longer read by the owner, -1 when none. */
+	private static final RedisScript<Long> UNLOCK = LockScripts.load("read-unlock.lua", Long.class);
+
+	/** Set the reader's remaining lease: 1 when it reads, 0 when not. */
+	private static final RedisScript<Long> EXTEND = LockScripts.load("read-extend.lua", Long.class);
+
+	private static final byte[] READERS = RedisCalls.bytes("rn");
+
+	ReadLock() {
+	}
+
+	@Override
+	public String channel(String lockKey) {
+		return ReadWriteLocks.readersChannel(lockKey);
+	}
+
+	@Override
+	public String id(String lockKey) {
+		return lockKey + "#read";
+	}
+
+	@Override
+	public String field(Owner owner) {
+		return "r:" + owner.id();
+	}
+
+	@Override
+	public void addRenewKeys(LockKeys keys, List<String> into) {
+		into.addAll(ReadWriteLocks.holderKeys(keys));
+	}
+
+	@Override
+	public boolean wakesAllWaiters() {
+		return true;
+	}
+
+	@Override
+	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
+		return RedisCalls
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
+					owner.id(), Integer.toString(holdsBefore))
+			.thenApply(ReadWriteLocks::acquired);
+	}
+
+	@Override
+	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis) {
+		return RedisCalls
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
+					Integer.toString(holdsBefore), ReadWriteLocks.writersChannel(keys.lockKey()))
+			.thenApply(ReadWriteLocks::released);
+	}
+
+	@Override
+	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+			long leaseMillis) {
+		return RedisCalls
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
+					Long.toString(leaseMillis))
+			.thenApply((held) -> held != null && held == 1L);
+	}
+
+	@Override
+	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return redis.hexists(RedisCalls.bytes(keys.lockKey()), READERS).thenApply(Boolean.TRUE::equals);
+	}
+
+}

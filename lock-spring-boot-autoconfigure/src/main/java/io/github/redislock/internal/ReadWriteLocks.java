@@ -1,0 +1,93 @@
+package io.github.redislock.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The read/write lock's two {@link LockKind}s, {@link ReadLock} and {@link WriteLock},
+ * and what they share. One hash per name holds the writer and every reader's hold count;
+ * a sorted set beside it holds when each reader's lease ends, so that a dead reader is
+ * found without renewing the hash for the live ones; another holds the writers waiting,
+ * which keep new readers out. Readers wait on one release channel, writers on another, so
+ * that each side's waiters are woken as that side needs (all readers, one writer). The
+ * scripts ({@code read-lock.lua}, {@code write-lock.lua} and their unlocks) document
+ * keys, arguments and replies.
+ */
+final class ReadWriteLocks {
+
+	static final ReadLock READ = new ReadLock();
+
+	static final WriteLock WRITE = new WriteLock();
+
+	private static final RedisScript<Long> FORCE_UNLOCK = LockScripts.FORCE_UNLOCK;
+
+	private ReadWriteLocks() {
+	}
+
+	/** When each reader's lease ends. */
+	static String readersKey(String lockKey) {
+		return lockKey + ":readers";
+	}
+
+	/** The writers waiting. */
+	static String writersKey(String lockKey) {
+		return lockKey + ":writers";
+	}
+
+	/** Where a release readers wait for is published. */
+	static String readersChannel(String lockKey) {
+		return lockKey + ":released:read";
+	}
+
+	/** Where a release writers wait for is published. */
+	static String writersChannel(String lockKey) {
+		return lockKey + ":released:write";
+	}
+
+	/** One side of a read/write lock. */
+	interface Side extends LockKind {
+
+		/** The channel this side's waiters wait on. */
+		String channel(String lockKey);
+
+		/** What the client knows this side by, apart from the other side. */
+		String id(String lockKey);
+
+		@Override
+		default CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+				Owner holder, int tokens, Lease lease, long yieldMillis) {
+			throw new UnsupportedOperationException("A read/write lock is not passed between owners of one client");
+		}
+
+		// either side frees the whole lock, and wakes both sides' waiters
+		@Override
+		default CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+			return RedisCalls
+				.<Long>script(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, holderKeys(keys),
+						readersChannel(keys.lockKey()), writersChannel(keys.lockKey()))
+				.thenApply((freed) -> freed != null && freed == 1L);
+		}
+
+	}
+
+	/** The hash and the readers' lease ends: what a release touches. */
+	static List<String> holderKeys(LockKeys keys) {
+		return keys.scriptKeys().subList(0, 2);
+	}
+
+	static LockReply acquired(Long reply) {
+		long value = (reply != null) ? reply : 0;
+		return (value > 0) ? new LockReply.Granted(value, 1) : new LockReply.Busy(-value);
+	}
+
+	static LockReply released(Long reply) {
+		long value = (reply != null) ? reply : -1;
+		return (value < 0) ? LockReply.NOT_HELD : new LockReply.Released((int) value);
+	}
+
+}

@@ -1,0 +1,92 @@
+package io.github.redislock.internal;
+
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The write side of a read/write lock (see {@link ReadWriteLocks}): one owner, and no
+ * reader other than that owner itself (a downgrade). A writer that waits keeps new
+ * readers out by a mark it renews each time it asks again, so readers cannot starve it; a
+ * writer that stops waiting (gave up, or its JVM died) stops keeping them out when its
+ * mark ends.
+ */
+final class WriteLock implements ReadWriteLocks.Side {
+
+	/**
+	 * How long a waiting writer's mark keeps new readers out without being renewed: the
+	 * longest readers wait for a writer that stopped waiting.
+	 */
+	static final long WAITING_MARK_MILLIS = TimeUnit.SECONDS.toMillis(3);
+
+	/** How often a waiting writer asks again at least, renewing its mark. */
+	static final long WAITING_RECHECK_MILLIS = WAITING_MARK_MILLIS / 3;
+
+	/** Acquire or re-enter: the fencing token, or minus how long to wait at most. */
+	private static final RedisScript<Long> LOCK = LockScripts.load("write-lock.lua", Long.class);
+
+	/** Release one hold: holds left, 0 when no longer written, -1 when not held. */
+	private static final RedisScript<Long> UNLOCK = LockScripts.load("write-unlock.lua", Long.class);
+
+	/** Set the remaining lease of a field's owner: 1 when held, 0 when not. */
+	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
+
+	private static final byte[] WRITER = RedisCalls.bytes("writer");
+
+	WriteLock() {
+	}
+
+	@Override
+	public String channel(String lockKey) {
+		return ReadWriteLocks.writersChannel(lockKey);
+	}
+
+	@Override
+	public String id(String lockKey) {
+		return lockKey + "#write";
+	}
+
+	@Override
+	public String field(Owner owner) {
+		return "w:" + owner.id();
+	}
+
+	@Override
+	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
+		return RedisCalls
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
+					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0", Long.toString(WAITING_MARK_MILLIS),
+					Long.toString(WAITING_RECHECK_MILLIS))
+			.thenApply(ReadWriteLocks::acquired);
+	}
+
+	@Override
+	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis) {
+		return RedisCalls
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
+					Integer.toString(holdsBefore), ReadWriteLocks.readersChannel(keys.lockKey()),
+					ReadWriteLocks.writersChannel(keys.lockKey()))
+			.thenApply(ReadWriteLocks::released);
+	}
+
+	@Override
+	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+			long leaseMillis) {
+		return RedisCalls
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), field(owner),
+					Long.toString(leaseMillis))
+			.thenApply((held) -> held != null && held == 1L);
+	}
+
+	@Override
+	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return redis.hexists(RedisCalls.bytes(keys.lockKey()), WRITER).thenApply(Boolean.TRUE::equals);
+	}
+
+}

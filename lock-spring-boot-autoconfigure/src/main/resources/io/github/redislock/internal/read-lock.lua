@@ -1,0 +1,67 @@
+-- Acquires or re-enters the read side of a read/write lock: many owners read at once, or one writes.
+-- KEYS[1] the lock hash: "r:<owner>" an owner's read holds, "rn" how many owners read, "rt" the read
+--   phase's fencing token, "writer" the owner that writes, "w:<owner>" its write holds, "wt" its token
+-- KEYS[2] when each reader's lease ends (sorted set: member = owner, score = Redis server time in ms)
+-- KEYS[3] the writers waiting (sorted set: member = owner, score = when its wait mark ends, in ms)
+-- KEYS[4] the fencing counter of the slot
+-- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the read holds this owner believes it has
+-- Returns the read phase's fencing token (> 0) when acquired, else minus how long to wait at most (ms).
+-- A reader's token is the counter's value when the read phase began: every write granted before the
+-- read has a token at most that, every write granted after it a greater one.
+if redis.replicate_commands then
+  -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
+  redis.replicate_commands()
+end
+local time = redis.call('time')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local lease = tonumber(ARGV[1])
+local field = 'r:' .. ARGV[2]
+local function raise(key, ms)
+  if redis.call('pttl', key) < ms then
+    redis.call('pexpire', key, ms)
+  end
+end
+-- readers whose lease ended without a release (their JVM died): up to 100 a call, each removed once
+local dead = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'LIMIT', 0, 100)
+for _, member in ipairs(dead) do
+  if redis.call('hdel', KEYS[1], 'r:' .. member) == 1 and redis.call('hincrby', KEYS[1], 'rn', -1) <= 0 then
+    redis.call('hdel', KEYS[1], 'rn', 'rt')
+  end
+  redis.call('zrem', KEYS[2], member)
+end
+local reading = redis.call('hexists', KEYS[1], field) == 1
+if not reading then
+  local writer = redis.call('hget', KEYS[1], 'writer')
+  if writer and writer ~= ARGV[2] then
+    local ttl = redis.call('pttl', KEYS[1])
+    return (ttl > 0) and -ttl or 0
+  end
+  if not writer then
+    -- writers are not starved: a new reader waits behind any writer waiting (an owner that reads
+    -- already re-enters at once, and a writer downgrading reads at once)
+    redis.call('zremrangebyscore', KEYS[3], '-inf', now)
+    local last = redis.call('zrange', KEYS[3], -1, -1, 'WITHSCORES')
+    if last[2] then
+      return -math.max(1, tonumber(last[2]) - now)
+    end
+  end
+  if redis.call('hincrby', KEYS[1], 'rn', 1) == 1 then
+    local token = tonumber(redis.call('get', KEYS[4]) or '0')
+    if token == 0 then
+      token = redis.call('incrby', KEYS[4], 1)
+    end
+    redis.call('hset', KEYS[1], 'rt', token)
+  end
+  redis.call('zadd', KEYS[2], now + lease, ARGV[2])
+else
+  -- a nested acquisition may lengthen the lease, never shorten it
+  local ends = tonumber(redis.call('zscore', KEYS[2], ARGV[2]) or '0')
+  if ends < now + lease then
+    redis.call('zadd', KEYS[2], now + lease, ARGV[2])
+  end
+end
+-- The owner's own count is the truth (see lock.lua): a higher stored one is a grant whose reply was lost.
+redis.call('hset', KEYS[1], field, reading and tonumber(ARGV[3]) + 1 or 1)
+raise(KEYS[1], lease)
+raise(KEYS[2], lease)
+return tonumber(redis.call('hget', KEYS[1], 'rt'))

@@ -1,0 +1,57 @@
+-- Acquires or re-enters the write side of a read/write lock (see read-lock.lua for the keys).
+-- KEYS[1] the lock hash, KEYS[2] the readers' lease ends, KEYS[3] the writers waiting, KEYS[4] the
+-- fencing counter of the slot
+-- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the write holds this owner believes it has,
+-- ARGV[4] 1 when the caller waits if the lock is taken, else 0, ARGV[5] how long a waiting writer's mark
+-- keeps new readers out (ms; the writer renews it by asking again), ARGV[6] the longest wait to answer (ms)
+-- Returns the fencing token (> 0) when acquired, else minus how long to wait at most (ms).
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
+local time = redis.call('time')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local lease = tonumber(ARGV[1])
+local field = 'w:' .. ARGV[2]
+-- readers whose lease ended without a release (their JVM died): up to 100 a call, each removed once
+local dead = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'LIMIT', 0, 100)
+for _, member in ipairs(dead) do
+  if redis.call('hdel', KEYS[1], 'r:' .. member) == 1 and redis.call('hincrby', KEYS[1], 'rn', -1) <= 0 then
+    redis.call('hdel', KEYS[1], 'rn', 'rt')
+  end
+  redis.call('zrem', KEYS[2], member)
+end
+if redis.call('hexists', KEYS[1], field) == 1 then
+  -- re-entry; the owner's own count is the truth (see lock.lua); it may lengthen the lease
+  redis.call('hset', KEYS[1], field, tonumber(ARGV[3]) + 1)
+  if redis.call('pttl', KEYS[1]) < lease then
+    redis.call('pexpire', KEYS[1], lease)
+  end
+  return tonumber(redis.call('hget', KEYS[1], 'wt'))
+end
+local writer = redis.call('hget', KEYS[1], 'writer')
+if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 then
+  local token = redis.call('incrby', KEYS[4], 1)
+  redis.call('hset', KEYS[1], 'writer', ARGV[2], field, 1, 'wt', token)
+  redis.call('pexpire', KEYS[1], lease)
+  redis.call('zrem', KEYS[3], ARGV[2])
+  return token
+end
+local mark = tonumber(ARGV[5])
+if ARGV[4] == '1' then
+  -- keeps new readers out until this writer got its turn (or stopped asking)
+  redis.call('zadd', KEYS[3], now + mark, ARGV[2])
+  if redis.call('pttl', KEYS[3]) < mark then
+    redis.call('pexpire', KEYS[3], mark)
+  end
+end
+local wait = tonumber(ARGV[6])
+if writer then
+  wait = math.min(wait, math.max(1, redis.call('pttl', KEYS[1])))
+else
+  -- readers: until the first of their leases ends, when a dead one is purged
+  local first = redis.call('zrange', KEYS[2], 0, 0, 'WITHSCORES')
+  if first[2] then
+    wait = math.min(wait, math.max(1, tonumber(first[2]) - now))
+  end
+end
+return -wait

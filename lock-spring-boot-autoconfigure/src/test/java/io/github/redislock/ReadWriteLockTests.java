@@ -1,0 +1,420 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The read/write lock against a real Redis: readers share, writers exclude, writers are
+ * not starved, downgrade works and upgrade fails at once, dead readers are dropped at the
+ * end of their own lease, and nothing is left in Redis.
+ */
+class ReadWriteLockTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
+
+	private StringRedisTemplate redisTemplate;
+
+	@BeforeEach
+	void createTemplate() {
+		this.redisTemplate = this.clients.newTemplate();
+	}
+
+	@Test
+	void readersOfTwoClientsShareAndAWriterExcludesEveryone() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock first = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock second = this.clients.newClient().getReadWriteLock(name);
+		first.readLock().lock();
+		assertThat(triesOnOtherThread(second.readLock())).isTrue();
+		assertThat(triesOnOtherThread(second.writeLock())).isFalse();
+		assertThat(first.readLock().isLocked()).isTrue();
+		assertThat(first.writeLock().isLocked()).isFalse();
+		first.readLock().unlock();
+		assertThat(first.readLock().isLocked()).isFalse();
+		first.writeLock().lock();
+		assertThat(first.writeLock().isLocked()).isTrue();
+		assertThat(triesOnOtherThread(second.readLock())).isFalse();
+		assertThat(triesOnOtherThread(second.writeLock())).isFalse();
+		first.writeLock().unlock();
+		assertThat(triesOnOtherThread(second.writeLock())).isTrue();
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void readersOverlapAndNoReaderEverSeesAWriteInProgress() throws Exception {
+		String name = LockTestClients.uniqueName();
+		List<RedisReadWriteLock> locks = List.of(this.clients.newClient().getReadWriteLock(name),
+				this.clients.newClient().getReadWriteLock(name));
+		AtomicInteger readers = new AtomicInteger();
+		AtomicInteger writers = new AtomicInteger();
+		AtomicInteger mostReadersAtOnce = new AtomicInteger();
+		AtomicInteger violations = new AtomicInteger();
+		AtomicInteger writes = new AtomicInteger();
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		List<Future<?>> work = new ArrayList<>();
+		try {
+			for (int t = 0; t < 8; t++) {
+				RedisReadWriteLock lock = locks.get(t % 2);
+				boolean writer = t < 2;
+				work.add(threads.submit(() -> {
+					for (int i = 0; i < 30; i++) {
+						RedisLock side = writer ? lock.writeLock() : lock.readLock();
+						side.lock();
+						try {
+							if (writer) {
+								if (writers.incrementAndGet() != 1 || readers.get() != 0) {
+									violations.incrementAndGet();
+								}
+								writes.incrementAndGet();
+								spin(200);
+								writers.decrementAndGet();
+							}
+							else {
+								mostReadersAtOnce.accumulateAndGet(readers.incrementAndGet(), Math::max);
+								int writesBefore = writes.get();
+								spin(500);
+								if (writers.get() != 0 || writes.get() != writesBefore) {
+									violations.incrementAndGet();
+								}
+								readers.decrementAndGet();
+							}
+						}
+						finally {
+							side.unlock();
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> done : work) {
+				done.get(120, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertThat(violations).hasValue(0);
+		assertThat(writes).hasValue(2 * 30);
+		assertThat(mostReadersAtOnce.get()).as("readers held the lock together").isGreaterThan(1);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void aWriterArrivingAmongEightBusyReadersGetsInBeforeTheyStartAgain() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock readersLock = this.clients.newClient().getReadWriteLock(name);
+		RedisLockClient writerClient = this.clients.newClient();
+		RedisReadWriteLock writerLock = writerClient.getReadWriteLock(name);
+		// connected before it asks: the count below is of its wait, not of a connection
+		RedisLock warmUp = writerClient.getLock(LockTestClients.uniqueName());
+		warmUp.lock();
+		warmUp.unlock();
+		AtomicBoolean stop = new AtomicBoolean();
+		AtomicLong writerAskedAt = new AtomicLong(Long.MAX_VALUE);
+		AtomicInteger startedAfterTheWriterAsked = new AtomicInteger();
+		AtomicInteger readSections = new AtomicInteger();
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		List<Future<?>> readers = new ArrayList<>();
+		try {
+			for (int t = 0; t < 8; t++) {
+				readers.add(threads.submit(() -> {
+					while (!stop.get()) {
+						readersLock.readLock().lock();
+						try {
+							if (System.nanoTime() > writerAskedAt.get()) {
+								startedAfterTheWriterAsked.incrementAndGet();
+							}
+							readSections.incrementAndGet();
+							spin(20_000);
+						}
+						finally {
+							readersLock.readLock().unlock();
+						}
+					}
+					return null;
+				}));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> readSections.get() >= 40);
+			writerAskedAt.set(System.nanoTime());
+			boolean acquired = writerLock.writeLock().tryLock(30, TimeUnit.SECONDS);
+			int startedBeforeTheWrite = startedAfterTheWriterAsked.get();
+			stop.set(true);
+			assertThat(acquired).isTrue();
+			writerLock.writeLock().unlock();
+			// At most one read section per reader can have begun as the writer asked
+			// (those whose acquisition raced its first attempt); with readers joining
+			// freely, they would keep the writer out for good.
+			assertThat(startedBeforeTheWrite).isLessThanOrEqualTo(8);
+			for (Future<?> reader : readers) {
+				reader.get(30, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			stop.set(true);
+			threads.shutdownNow();
+		}
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void theHolderOfTheWriteLockDowngradesToReadAndOthersMayThenReadButNotWrite() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock other = this.clients.newClient().getReadWriteLock(name);
+		lock.writeLock().lock();
+		long writeToken = lock.writeLock().fencingToken();
+		lock.readLock().lock();
+		assertThat(triesOnOtherThread(other.readLock())).as("others read while it writes").isFalse();
+		lock.writeLock().unlock();
+		assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
+		assertThat(lock.readLock().fencingToken()).isGreaterThanOrEqualTo(writeToken);
+		assertThat(triesOnOtherThread(other.writeLock())).isFalse();
+		assertThat(triesOnOtherThread(other.readLock())).isTrue();
+		lock.readLock().unlock();
+		assertThat(triesOnOtherThread(other.writeLock())).isTrue();
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void anUpgradeFromReadToWriteFailsAtOnceInsteadOfWaitingForItself() {
+		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(LockTestClients.uniqueName());
+		lock.readLock().lock();
+		// without the check, this would wait for itself until the wait time ends
+		assertThatExceptionOfType(IllegalMonitorStateException.class)
+			.isThrownBy(() -> lock.writeLock().tryLock(10, TimeUnit.SECONDS))
+			.withMessageContaining("holds the read lock of '" + lock.getName() + "'")
+			.withMessageContaining("Release the read lock first");
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(() -> lock.writeLock().lock());
+		lock.readLock().unlock();
+		assertThat(lock.writeLock().tryLock()).isTrue();
+		lock.writeLock().unlock();
+	}
+
+	@Test
+	void bothSidesAreReentrantAndCountedInTheClient() {
+		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(LockTestClients.uniqueName());
+		lock.writeLock().lock();
+		lock.writeLock().lock();
+		lock.readLock().lock();
+		lock.readLock().lock(Duration.ofMinutes(1));
+		assertThat(lock.writeLock().getHoldCount()).isEqualTo(2);
+		assertThat(lock.readLock().getHoldCount()).isEqualTo(2);
+		lock.writeLock().unlock();
+		lock.writeLock().unlock();
+		assertThat(lock.writeLock().isLocked()).isFalse();
+		assertThat(lock.readLock().isLocked()).isTrue();
+		lock.readLock().unlock();
+		lock.readLock().unlock();
+		assertThat(lock.readLock().isLocked()).isFalse();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(() -> lock.readLock().unlock());
+		assertNoKeysOf(lock.getName());
+	}
+
+	@Test
+	void readersOfOnePhaseShareItsTokenAndEveryWriteAfterItHasAGreaterOne() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock other = this.clients.newClient().getReadWriteLock(name);
+		lock.writeLock().lock();
+		long firstWrite = lock.writeLock().fencingToken();
+		lock.writeLock().unlock();
+		lock.readLock().lock();
+		long read = lock.readLock().fencingToken();
+		long otherRead = onOtherThread(() -> {
+			other.readLock().lock();
+			long token = other.readLock().fencingToken();
+			other.readLock().unlock();
+			return token;
+		});
+		lock.readLock().unlock();
+		long secondWrite = onOtherThread(() -> {
+			other.writeLock().lock();
+			long token = other.writeLock().fencingToken();
+			other.writeLock().unlock();
+			return token;
+		});
+		assertThat(read).isGreaterThanOrEqualTo(firstWrite).isEqualTo(otherRead);
+		assertThat(secondWrite).isGreaterThan(read);
+	}
+
+	@Test
+	void aReaderThatDiedIsDroppedAtTheEndOfItsOwnLeaseWhileOthersKeepTheLockRenewed() throws Exception {
+		String name = LockTestClients.uniqueName();
+		// long watchdog leases for the live readers: without the dead reader's own lease
+		// end, the writer would wait for the whole hash to expire
+		RedisReadWriteLock live = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock dead = this.clients.newClient().getReadWriteLock(name);
+		RedisLockClient writerClient = this.clients.newClient();
+		RedisReadWriteLock writer = writerClient.getReadWriteLock(name);
+		// taken on a thread that ends without unlocking, as a process that died would
+		assertThat(onOtherThread(() -> dead.readLock().tryLock(Duration.ZERO, Duration.ofMillis(500)))).isTrue();
+		live.readLock().lock();
+		CompletableFuture<Long> writerWaited = CompletableFuture.supplyAsync(() -> {
+			long start = System.nanoTime();
+			try {
+				if (!writer.writeLock().tryLock(20, TimeUnit.SECONDS)) {
+					return -1L;
+				}
+				writer.writeLock().unlock();
+				return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(writerClient).waitingCount() == 1);
+		live.readLock().unlock();
+		// the hash lives on for the live reader's 30 s lease; the writer got in on the
+		// dead
+		// reader's 500 ms
+		assertThat(writerWaited.get(20, TimeUnit.SECONDS)).isBetween(0L, 10_000L);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void readersWaitingBehindAWriterAllGetInWhenItReleases() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient readersClient = this.clients.newClient();
+		RedisReadWriteLock writer = this.clients.newClient().getReadWriteLock(name);
+		writer.writeLock().lock();
+		int readers = 4;
+		CyclicBarrier allInside = new CyclicBarrier(readers);
+		ExecutorService threads = Executors.newFixedThreadPool(readers);
+		List<Future<Boolean>> reads = new ArrayList<>();
+		try {
+			for (int r = 0; r < readers; r++) {
+				reads.add(threads.submit(() -> {
+					RedisLock read = readersClient.getReadWriteLock(name).readLock();
+					if (!read.tryLock(20, TimeUnit.SECONDS)) {
+						return false;
+					}
+					try {
+						// every reader inside at once: one release let them all in
+						allInside.await(10, TimeUnit.SECONDS);
+						return true;
+					}
+					finally {
+						read.unlock();
+					}
+				}));
+			}
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> LockTestClients.inspector(readersClient).waitingCount() == readers);
+			writer.writeLock().unlock();
+			for (Future<Boolean> read : reads) {
+				assertThat(read.get(20, TimeUnit.SECONDS)).isTrue();
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void theWatchdogRenewsReadAndWriteHoldsAndAnExplicitLeaseEnds() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock lock = this.clients.newClient((builder) -> {
+		}).getReadWriteLock(name);
+		String key = "lock:{" + name + "}:rw";
+		lock.readLock().lock();
+		await().during(Duration.ofMillis(1500))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> lock.readLock().isLocked() && this.redisTemplate.hasKey(key));
+		lock.readLock().unlock();
+		lock.writeLock().lock();
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> lock.writeLock().isLocked());
+		lock.writeLock().unlock();
+		lock.writeLock().lock(Duration.ofMillis(300));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !lock.writeLock().isLocked());
+		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(() -> lock.writeLock().unlock());
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void holdAtLeastIsRefusedWithoutLosingTheHold() {
+		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(LockTestClients.uniqueName());
+		lock.readLock().lock();
+		assertThatExceptionOfType(UnsupportedOperationException.class)
+			.isThrownBy(() -> lock.readLock().unlock(Duration.ofSeconds(1)))
+			.withMessageContaining(lock.getName());
+		assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
+		lock.readLock().unlock();
+	}
+
+	@Test
+	void aReadWriteLockAndTheExclusiveLockOfTheSameNameAreIndependent() {
+		RedisLockClient client = this.clients.newClient();
+		String name = LockTestClients.uniqueName();
+		client.getLock(name).lock();
+		RedisReadWriteLock lock = client.getReadWriteLock(name);
+		assertThat(lock.writeLock().tryLock()).isTrue();
+		lock.writeLock().unlock();
+		client.getLock(name).unlock();
+	}
+
+	private void assertNoKeysOf(String name) {
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			Map<String, String> hash = this.redisTemplate.<String, String>opsForHash()
+				.entries("lock:{" + name + "}:rw");
+			assertThat(hash).as("the lock hash").isEmpty();
+			assertThat(this.redisTemplate.keys("lock:{" + name + "}*")).as("keys of the lock").isEmpty();
+		});
+	}
+
+	// whether another thread (another owner) gets the lock at once; released again
+	private static boolean triesOnOtherThread(RedisLock lock) throws Exception {
+		return onOtherThread(() -> {
+			boolean acquired = lock.tryLock();
+			if (acquired) {
+				lock.unlock();
+			}
+			return acquired;
+		});
+	}
+
+	private static <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
+		ExecutorService thread = Executors.newSingleThreadExecutor();
+		try {
+			return thread.submit(action).get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			thread.shutdown();
+		}
+	}
+
+	// busy work standing for a critical section, in microseconds
+	private static void spin(long micros) {
+		long end = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(micros);
+		while (System.nanoTime() < end) {
+			Thread.onSpinWait();
+		}
+	}
+
+}

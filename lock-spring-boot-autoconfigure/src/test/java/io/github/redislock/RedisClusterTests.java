@@ -105,6 +105,50 @@ class RedisClusterTests {
 	}
 
 	@Test
+	void readWriteLocksInManySlotsAreRenewedBesideExclusiveOnesAndWakeWritersAcrossNodes() throws Exception {
+		RedisLockClient client = this.clients.newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT);
+		List<RedisLock> held = new ArrayList<>();
+		Set<Integer> slots = new HashSet<>();
+		for (int i = 0; i < 30; i++) {
+			String name = LockTestClients.uniqueName();
+			slots.add(ClusterSlotHashUtil.calculateSlot("lock:{" + name + "}:rw"));
+			RedisLock lock = switch (i % 3) {
+				case 0 -> client.getReadWriteLock(name).readLock();
+				case 1 -> client.getReadWriteLock(name).writeLock();
+				default -> client.getLock(name);
+			};
+			lock.lock();
+			held.add(lock);
+		}
+		assertThat(slots).anyMatch((slot) -> slot < 5461)
+			.anyMatch((slot) -> slot >= 5461 && slot < 10923)
+			.anyMatch((slot) -> slot >= 10923);
+		// renewed past three watchdog timeouts, read holds (two keys each) beside the
+		// rest
+		await().pollInSameThread()
+			.during(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(3))
+			.atMost(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(5))
+			.until(() -> held.stream().allMatch((lock) -> lock.getHoldCount() == 1));
+		RedisLock read = held.get(0);
+		RedisLockClient other = this.clients.newClient(Duration.ofSeconds(30));
+		CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
+			RedisLock write = other.getReadWriteLock(read.getName()).writeLock();
+			try {
+				boolean acquired = write.tryLock(20, TimeUnit.SECONDS);
+				write.unlock();
+				return acquired;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(other).waitingCount() == 1);
+		held.forEach(RedisLock::unlock);
+		assertThat(writer.get(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(LockTestClients.inspector(client).watchdogCount()).isZero();
+	}
+
+	@Test
 	void twoClientsNeverOverlapOnOneName() throws Exception {
 		String name = LockTestClients.uniqueName();
 		String counter = "counter:{" + name + "}";

@@ -75,6 +75,14 @@ public @interface DistributedLock {
 	String[] key() default {};
 
 	/**
+	 * Which lock of the name to take: the exclusive lock (the default), or the read or
+	 * write lock of the name's read/write lock, which is a lock apart from the exclusive
+	 * one. See {@link LockMode}.
+	 * @since 0.1.0
+	 */
+	LockMode mode() default LockMode.EXCLUSIVE;
+
+	/**
 	 * How long to wait for the lock, as Spring Boot writes durations ({@code 500ms},
 	 * {@code 3s}, {@code PT3S}) or a {@code ${...}} placeholder. Empty:
 	 * {@code redis-lock.wait-time}. {@code 0}: do not wait.

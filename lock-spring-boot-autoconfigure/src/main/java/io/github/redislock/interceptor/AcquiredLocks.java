@@ -13,6 +13,7 @@ import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.annotation.IfLeaseLost;
+import io.github.redislock.annotation.LockMode;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -42,10 +43,14 @@ final class AcquiredLocks {
 	 * @throws LockNotAcquiredException if a lock was not acquired within the wait, or the
 	 * wait was interrupted (the interrupt status is then set again)
 	 */
-	static AcquiredLocks forThread(RedisLockClient client, List<String> names, Duration waitTime,
+	static AcquiredLocks forThread(RedisLockClient client, List<String> names, LockMode mode, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		return acquire(names, waitTime, (name, remaining) -> {
-			RedisLock lock = client.getLock(name);
+			RedisLock lock = switch (mode) {
+				case EXCLUSIVE -> client.getLock(name);
+				case READ -> client.getReadWriteLock(name).readLock();
+				case WRITE -> client.getReadWriteLock(name).writeLock();
+			};
 			return lock.tryLock(remaining, leaseTime) ? new ThreadHeld(lock) : null;
 		});
 	}

@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.annotation.InvalidLockAnnotationException;
+import io.github.redislock.annotation.LockMode;
 
 import io.github.redislock.internal.LockNames;
 
@@ -173,8 +174,28 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		}
 		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
 		checkReturnType(method, annotation.ifLocked(), fallback, where);
+		checkMode(method, annotation.mode(), holdAtLeast, where);
 		return new LockOperation(method, name, keys, waitTime, leaseTime, annotation.ifLocked(), fallback,
-				annotation.ifLeaseLost(), holdAtLeast);
+				annotation.ifLeaseLost(), holdAtLeast, annotation.mode());
+	}
+
+	// what read/write locks cannot do yet is refused here rather than at the first call
+	private static void checkMode(Method method, LockMode mode, Duration holdAtLeast, String where) {
+		if (mode == LockMode.EXCLUSIVE) {
+			return;
+		}
+		Class<?> returnType = method.getReturnType();
+		if (CompletionStage.class.isAssignableFrom(returnType) || ReactiveTypes.isMono(returnType)
+				|| ReactiveTypes.isFlux(returnType) || KotlinDetector.isSuspendingFunction(method)) {
+			throw new InvalidLockAnnotationException(
+					where + ": mode = " + mode + " is not supported yet on a method that returns "
+							+ returnType.getSimpleName() + " (read/write locks are owned by threads for now)",
+					"Use mode = EXCLUSIVE here, or take the lock in a method that returns its result directly");
+		}
+		if (!holdAtLeast.isZero()) {
+			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,
+					"Remove holdAtLeast, or use mode = EXCLUSIVE");
+		}
 	}
 
 	// a proxy only sees calls it can override: on any other method the annotation would

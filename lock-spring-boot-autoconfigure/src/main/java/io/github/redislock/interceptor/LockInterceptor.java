@@ -18,6 +18,7 @@ import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.annotation.InvalidLockAnnotationException;
 import io.github.redislock.annotation.LockFallback;
+import io.github.redislock.annotation.LockMode;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -108,7 +109,10 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	@Nullable private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation)
 			throws Throwable {
 		List<String> toTake = names;
-		for (String name : names) {
+		// only exclusive locks are held until completion; a read/write lock of the same
+		// name is another lock
+		boolean exclusive = operation.getMode() == LockMode.EXCLUSIVE;
+		for (String name : exclusive ? names : List.<String>of()) {
 			if (heldUntilCompletion(name)) {
 				toTake = new ArrayList<>(names);
 				toTake.removeIf(LockInterceptor::heldUntilCompletion);
@@ -117,14 +121,14 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 		AcquiredLocks locks;
 		try {
-			locks = AcquiredLocks.forThread(this.lockClient.get(), toTake, operation.getWaitTime(),
+			locks = AcquiredLocks.forThread(this.lockClient.get(), toTake, operation.getMode(), operation.getWaitTime(),
 					operation.getLeaseTime());
 		}
 		catch (LockNotAcquiredException ex) {
 			return whenNotAcquired(operation, invocation, ex);
 		}
 		Object result;
-		LockScope scope = LockScope.enter(operation, toTake);
+		LockScope scope = LockScope.enter(operation, exclusive ? toTake : List.of());
 		try {
 			result = invocation.proceed();
 		}

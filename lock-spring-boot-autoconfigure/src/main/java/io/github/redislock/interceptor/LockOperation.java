@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 
 import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
+import io.github.redislock.annotation.LockMode;
 
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.ResolvableType;
@@ -41,6 +42,8 @@ public final class LockOperation {
 
 	private final Duration holdAtLeast;
 
+	private final LockMode mode;
+
 	private final String[][] variableNames;
 
 	private final boolean asynchronous;
@@ -54,8 +57,10 @@ public final class LockOperation {
 	private final boolean skipsWithOptional;
 
 	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
-			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost, Duration holdAtLeast) {
+			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost, Duration holdAtLeast,
+			LockMode mode) {
 		this.method = method;
+		this.mode = mode;
 		this.name = name;
 		this.keys = List.copyOf(keys);
 		this.waitTime = waitTime;
@@ -122,6 +127,14 @@ public final class LockOperation {
 	 */
 	public Duration getHoldAtLeast() {
 		return this.holdAtLeast;
+	}
+
+	/**
+	 * Which lock of each name the method takes.
+	 * @since 0.1.0
+	 */
+	public LockMode getMode() {
+		return this.mode;
 	}
 
 	/**

@@ -1,0 +1,33 @@
+package io.github.redislock.annotation;
+
+/**
+ * Which lock of its name a {@link DistributedLock} method takes.
+ *
+ * @since 0.1.0
+ */
+public enum LockMode {
+
+	/**
+	 * The exclusive lock of the name ({@code RedisLockClient.getLock}): one caller at a
+	 * time. The default.
+	 */
+	EXCLUSIVE,
+
+	/**
+	 * The read lock of the name's read/write lock
+	 * ({@code RedisLockClient.getReadWriteLock}): shared with other {@code READ} callers,
+	 * never with a {@code WRITE} one. A method holding it cannot call a {@code WRITE}
+	 * method on the same name (the upgrade throws {@link IllegalMonitorStateException} at
+	 * once). Methods returning {@code CompletionStage}, {@code Mono} or {@code Flux} are
+	 * refused at start-up for now, as is {@code holdAtLeast}.
+	 */
+	READ,
+
+	/**
+	 * The write lock of the name's read/write lock: one caller, while nobody reads. A
+	 * method holding it may call a {@code READ} method on the same name (a downgrade).
+	 * Same restrictions as {@link #READ}.
+	 */
+	WRITE
+
+}

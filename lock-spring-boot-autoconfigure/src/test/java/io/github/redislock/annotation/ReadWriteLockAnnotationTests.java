@@ -1,0 +1,236 @@
+package io.github.redislock.annotation;
+
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.LockNotAcquiredException;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.autoconfigure.RedisLockTestContexts;
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@code @DistributedLock(mode = READ | WRITE)} on real beans against a real Redis: the
+ * read/write lock of the name is taken, readers are inside together, a writer excludes
+ * them, a write method may call a read method (downgrade) but not the other way round,
+ * and what read/write locks cannot do yet fails start-up.
+ */
+class ReadWriteLockAnnotationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@Test
+	void readMethodsOfTwoThreadsAreInsideTogetherOnTheReadLockOfTheName() {
+		run((context) -> {
+			String region = unique();
+			Prices prices = context.getBean(Prices.class);
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			// each call waits inside until the other is inside too: an exclusive lock
+			// would keep the second out until the first gave up
+			CyclicBarrier together = new CyclicBarrier(2);
+			CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> prices.read(region, together));
+			assertThat(prices.read(region, together)).isTrue();
+			assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
+			assertThat(prices.heldInside()).as("the read lock of 'prices:<region>' held inside")
+				.isEqualTo("read prices:" + region);
+			assertThat(client.getReadWriteLock("prices:" + region).readLock().isLocked()).isFalse();
+		});
+	}
+
+	@Test
+	void aWriteMethodKeepsReadersOut() {
+		run((context) -> {
+			String region = unique();
+			Prices prices = context.getBean(Prices.class);
+			CountDownLatch inside = new CountDownLatch(1);
+			CountDownLatch leave = new CountDownLatch(1);
+			CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> prices.write(region, inside, leave));
+			assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
+			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> prices.readNow(region));
+			leave.countDown();
+			writer.get(20, TimeUnit.SECONDS);
+			assertThat(prices.readNow(region)).isEqualTo("read prices:" + region);
+		});
+	}
+
+	@Test
+	void aWriteMethodMayCallAReadMethodButAReadMethodCannotCallAWriteMethod() {
+		run((context) -> {
+			String region = unique();
+			Rebalancer rebalancer = context.getBean(Rebalancer.class);
+			assertThat(rebalancer.writeThenRead(region)).isEqualTo("read prices:" + region);
+			assertThatExceptionOfType(IllegalMonitorStateException.class)
+				.isThrownBy(() -> rebalancer.readThenWrite(region))
+				.withMessageContaining("holds the read lock of 'prices:" + region + "'");
+			// nothing is left held by the failed call
+			assertThat(
+					context.getBean(RedisLockClient.class).getReadWriteLock("prices:" + region).readLock().isLocked())
+				.isFalse();
+			assertThat(context.getBean(Prices.class).readNow(region)).isEqualTo("read prices:" + region);
+		});
+	}
+
+	@Test
+	void aReadOrWriteModeOnAnAsynchronousMethodFailsStartup() {
+		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
+			.withBean(AsyncReader.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasStackTraceContaining(
+						"@DistributedLock on AsyncReader.read(String): mode = READ is not supported yet on a method "
+								+ "that returns CompletableFuture");
+			});
+	}
+
+	@Test
+	void holdAtLeastWithAReadOrWriteModeFailsStartup() {
+		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
+			.withBean(HoldingWriter.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).hasStackTraceContaining(
+						"@DistributedLock on HoldingWriter.write(String): holdAtLeast is not supported yet with "
+								+ "mode = WRITE");
+			});
+	}
+
+	private void run(ContextConsumer<AssertableApplicationContext> test) {
+		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
+			.withPropertyValues(RedisLockTestContexts.redisProperties(redis))
+			.withUserConfiguration(Services.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				test.accept(context);
+			});
+	}
+
+	private static String unique() {
+		return UUID.randomUUID().toString();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Services {
+
+		@Bean
+		Prices prices(RedisLockClient client) {
+			return new Prices(client);
+		}
+
+		@Bean
+		Rebalancer rebalancer(Prices prices) {
+			return new Rebalancer(prices);
+		}
+
+	}
+
+	static class Prices {
+
+		private final RedisLockClient client;
+
+		private volatile String heldInside;
+
+		Prices(RedisLockClient client) {
+			this.client = client;
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.READ)
+		public boolean read(String region, CyclicBarrier together) {
+			this.heldInside = held(region);
+			try {
+				together.await(10, TimeUnit.SECONDS);
+				return true;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("The other reader did not get in", ex);
+			}
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.READ, waitTime = "0")
+		public String readNow(String region) {
+			return held(region);
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE)
+		public void write(String region, CountDownLatch inside, CountDownLatch leave) {
+			inside.countDown();
+			try {
+				leave.await(20, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE, waitTime = "0")
+		public String writeNow(String region) {
+			return this.client.getReadWriteLock("prices:" + region).writeLock().isHeldByCurrentThread()
+					? "write prices:" + region : "not held";
+		}
+
+		// read through the proxy, which has no state of its own
+		public String heldInside() {
+			return this.heldInside;
+		}
+
+		// which lock of the name the calling thread holds
+		private String held(String region) {
+			String name = "prices:" + region;
+			boolean read = this.client.getReadWriteLock(name).readLock().isHeldByCurrentThread();
+			boolean exclusive = this.client.getLock(name).isHeldByCurrentThread();
+			return (read && !exclusive) ? "read " + name : "not the read lock";
+		}
+
+	}
+
+	static class Rebalancer {
+
+		private final Prices prices;
+
+		Rebalancer(Prices prices) {
+			this.prices = prices;
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE)
+		public String writeThenRead(String region) {
+			return this.prices.readNow(region);
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.READ)
+		public String readThenWrite(String region) {
+			return this.prices.writeNow(region);
+		}
+
+	}
+
+	static class AsyncReader {
+
+		@DistributedLock(key = "#id", mode = LockMode.READ)
+		public CompletableFuture<String> read(String id) {
+			return CompletableFuture.completedFuture(id);
+		}
+
+	}
+
+	static class HoldingWriter {
+
+		@DistributedLock(key = "#id", mode = LockMode.WRITE, holdAtLeast = "1s")
+		public void write(String id) {
+		}
+
+	}
+
+}

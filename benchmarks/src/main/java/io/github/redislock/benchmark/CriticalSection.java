@@ -32,6 +32,11 @@ final class CriticalSection implements AutoCloseable {
 		this.redis.set(KEY_PREFIX + name, Long.toString((value != null) ? Long.parseLong(value) + 1 : 1));
 	}
 
+	/** What a reader does: one GET. */
+	void read(String name) {
+		this.redis.get(KEY_PREFIX + name);
+	}
+
 	/** The sum of the values the holders of these names wrote. */
 	long total(Iterable<String> names) {
 		long total = 0;

@@ -15,7 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Micrometer registries Spring Boot's Actuator gives it (observations turned into timers,
  * gauges, counter), to show what monitoring costs.
  */
-final class RedisLockLibrary implements LockLibrary {
+final class RedisLockLibrary implements LockLibrary, ReadWriteLockLibrary {
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -48,6 +48,26 @@ final class RedisLockLibrary implements LockLibrary {
 	@Override
 	public void unlock(String name) {
 		this.client.getLock(name).unlock();
+	}
+
+	@Override
+	public void readLock(String name) {
+		this.client.getReadWriteLock(name).readLock().lock();
+	}
+
+	@Override
+	public void readUnlock(String name) {
+		this.client.getReadWriteLock(name).readLock().unlock();
+	}
+
+	@Override
+	public void writeLock(String name) {
+		this.client.getReadWriteLock(name).writeLock().lock();
+	}
+
+	@Override
+	public void writeUnlock(String name) {
+		this.client.getReadWriteLock(name).writeLock().unlock();
 	}
 
 	@Override

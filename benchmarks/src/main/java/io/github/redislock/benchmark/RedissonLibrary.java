@@ -5,9 +5,10 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Redisson's {@code RLock} with its defaults (watchdog lease, its own connection pool).
+ * Redisson's {@code RLock} and {@code RReadWriteLock} with their defaults (watchdog
+ * lease, its own connection pool).
  */
-final class RedissonLibrary implements LockLibrary {
+final class RedissonLibrary implements LockLibrary, ReadWriteLockLibrary {
 
 	private final RedissonClient redisson;
 
@@ -25,6 +26,26 @@ final class RedissonLibrary implements LockLibrary {
 	@Override
 	public void unlock(String name) {
 		this.redisson.getLock(name).unlock();
+	}
+
+	@Override
+	public void readLock(String name) {
+		this.redisson.getReadWriteLock(name).readLock().lock();
+	}
+
+	@Override
+	public void readUnlock(String name) {
+		this.redisson.getReadWriteLock(name).readLock().unlock();
+	}
+
+	@Override
+	public void writeLock(String name) {
+		this.redisson.getReadWriteLock(name).writeLock().lock();
+	}
+
+	@Override
+	public void writeUnlock(String name) {
+		this.redisson.getReadWriteLock(name).writeLock().unlock();
 	}
 
 	@Override

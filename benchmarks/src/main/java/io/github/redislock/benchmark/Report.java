@@ -142,6 +142,12 @@ final class Report {
 						String.format(Locale.ROOT, "%.2f x Redisson (%,.0f vs %,.0f)", rate / theirs, rate, theirs),
 						rate >= theirs);
 			}
+			else if (scenario instanceof ReadMostlyScenario) {
+				double theirs = median(redisson, RunResult::perSecond);
+				row(md, scenario.title() + ": operations/s > Redisson's RReadWriteLock",
+						String.format(Locale.ROOT, "%.2f x (%,.0f vs %,.0f)", rate / theirs, rate, theirs),
+						rate > theirs);
+			}
 			else if (scenario instanceof ContentionScenario) {
 				double commands = median(ours, RunResult::commandsPerOperation);
 				double theirCommands = median(redisson, RunResult::commandsPerOperation);

@@ -1,6 +1,11 @@
 package io.github.redislock;
 
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReadWriteLock;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A read/write lock shared by every process that uses the same Redis and lock name: many
@@ -23,6 +28,11 @@ import java.util.concurrent.locks.ReadWriteLock;
  * read lock cannot take the write lock: it would wait for itself, so that acquisition
  * throws {@link IllegalMonitorStateException} at once. Release the read lock first (and
  * check again what was read), or take the write lock from the start.
+ *
+ * <p>
+ * <b>Handles.</b> {@link #tryAcquireRead}, {@link #acquireReadAsync} and their write
+ * counterparts give a {@link LockHandle} instead: owned by the acquisition, released from
+ * any thread, never re-entered.
  *
  * <p>
  * <b>Leases.</b> Each reader's lease is its own: a reader whose process died is dropped
@@ -60,5 +70,44 @@ public interface RedisReadWriteLock extends ReadWriteLock {
 	/** The lock one writer holds, while nobody else reads or writes. */
 	@Override
 	RedisLock writeLock();
+
+	/**
+	 * Acquires the read lock for a new {@link LockHandle}, as
+	 * {@link RedisLockClient#tryAcquire} does for an exclusive lock: the handle, not a
+	 * thread, owns it, and whoever has it releases it. A handle is an owner of its own: a
+	 * write handle waits for every read handle, also those the same code holds.
+	 * @param waitTime how long to wait; zero means do not wait
+	 * @param leaseTime how long it stays held at most, or {@code null} for the watchdog's
+	 * lease
+	 * @return the handle, or empty when the read lock was not acquired in time
+	 * @throws LockNotAcquiredException if the wait was interrupted
+	 * @throws RedisLockException if Redis cannot be reached
+	 * @since 0.1.0
+	 */
+	Optional<LockHandle> tryAcquireRead(Duration waitTime, @Nullable Duration leaseTime);
+
+	/**
+	 * Acquires the write lock for a new {@link LockHandle}; see
+	 * {@link #tryAcquireRead(Duration, Duration)}.
+	 * @since 0.1.0
+	 */
+	Optional<LockHandle> tryAcquireWrite(Duration waitTime, @Nullable Duration leaseTime);
+
+	/**
+	 * Acquires the read lock for a new {@link LockHandle} without blocking a thread, as
+	 * {@link RedisLockClient#acquireAsync} does for an exclusive lock; cancelling the
+	 * future withdraws the acquisition.
+	 * @return completes with the handle; or exceptionally with
+	 * {@link LockNotAcquiredException} when the wait ended, or {@link RedisLockException}
+	 * @since 0.1.0
+	 */
+	CompletableFuture<LockHandle> acquireReadAsync(Duration waitTime, @Nullable Duration leaseTime);
+
+	/**
+	 * Acquires the write lock for a new {@link LockHandle} without blocking a thread; see
+	 * {@link #acquireReadAsync(Duration, Duration)}.
+	 * @since 0.1.0
+	 */
+	CompletableFuture<LockHandle> acquireWriteAsync(Duration waitTime, @Nullable Duration leaseTime);
 
 }

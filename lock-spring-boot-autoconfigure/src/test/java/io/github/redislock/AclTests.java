@@ -42,7 +42,7 @@ class AclTests {
 
 	/** What the README adds to the rule for read/write locks. */
 	static final List<String> READ_WRITE_COMMANDS = List.of("time", "get", "hincrby", "zadd", "zscore", "zrange",
-			"zrangebyscore", "zrem", "zremrangebyscore");
+			"zrangebyscore", "zrem", "zremrangebyscore", "zcard");
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -100,9 +100,15 @@ class AclTests {
 		createUser(user, commands);
 		try (LockTestClients clients = clientsOf(user)) {
 			Throwable failure = catchThrowable(() -> everythingReadWrite(clients));
-			assertThat(failure).isInstanceOf(RedisLockException.class)
-				.hasMessageContaining("NOPERM")
-				.hasMessageContaining("'" + missing + "'");
+			if (failure instanceof RedisLockException) {
+				assertThat(failure).hasMessageContaining("NOPERM").hasMessageContaining("'" + missing + "'");
+			}
+			else {
+				// a waiting writer's withdrawal runs in the background: its warning says
+				// why
+				assertThat(failure).isInstanceOf(ConditionTimeoutException.class);
+				assertThat(output).contains("NOPERM").contains("'" + missing + "'");
+			}
 		}
 	}
 
@@ -153,6 +159,18 @@ class AclTests {
 		}
 		lock.writeLock().lock();
 		lock.writeLock().unlock();
+		// a writer that gives up withdraws its mark: readers get in at once, not after it
+		// ends
+		lock.readLock().lock();
+		assertThat(CompletableFuture
+			.supplyAsync(() -> other.getReadWriteLock(name).tryAcquireWrite(Duration.ofMillis(100), null))
+			.get(10, TimeUnit.SECONDS)).isEmpty();
+		await().atMost(Duration.ofMillis(1500)).until(() -> {
+			java.util.Optional<LockHandle> read = other.getReadWriteLock(name).tryAcquireRead(Duration.ZERO, null);
+			read.ifPresent(LockHandle::release);
+			return read.isPresent();
+		});
+		lock.readLock().unlock();
 		assertThat(Arrays.asList(redis.command("EXISTS", "lock:{" + name + "}:rw"))).containsExactly("0");
 	}
 

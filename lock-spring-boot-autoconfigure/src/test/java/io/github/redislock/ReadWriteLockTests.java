@@ -358,6 +358,50 @@ class ReadWriteLockTests {
 	}
 
 	@Test
+	void handlesOfBothSidesAreOwnedByTheAcquisitionAndReleasedFromAnyThread() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock other = this.clients.newClient().getReadWriteLock(name);
+		LockHandle first = lock.tryAcquireRead(Duration.ZERO, null).orElseThrow();
+		LockHandle second = lock.acquireReadAsync(Duration.ofSeconds(5), Duration.ofSeconds(10))
+			.get(10, TimeUnit.SECONDS);
+		assertThat(first.fencingToken()).isEqualTo(second.fencingToken());
+		assertThat(second.extend(Duration.ofSeconds(20))).isTrue();
+		assertThat(second.remainingLease()).isPositive();
+		CompletableFuture<LockHandle> writer = other.acquireWriteAsync(Duration.ofSeconds(20), null);
+		await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !writer.isDone());
+		CompletableFuture.runAsync(first::release).get(10, TimeUnit.SECONDS);
+		assertThat(writer).isNotDone();
+		CompletableFuture.runAsync(second::release).get(10, TimeUnit.SECONDS);
+		LockHandle write = writer.get(10, TimeUnit.SECONDS);
+		assertThat(write.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(write.extend(Duration.ofSeconds(20))).isTrue();
+		assertThat(lock.tryAcquireRead(Duration.ZERO, null)).isEmpty();
+		write.release();
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void aWriterThatStopsWaitingLetsNewReadersInAtOnce() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock reader = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock writer = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock newcomer = this.clients.newClient().getReadWriteLock(name);
+		reader.readLock().lock();
+		// timed out: without taking its mark back, it would keep new readers out for
+		// WAITING_MARK (3 s) more
+		assertThat(onOtherThread(() -> writer.writeLock().tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
+		await().atMost(Duration.ofSeconds(1)).until(() -> triesOnOtherThread(newcomer.readLock()));
+		// cancelled while waiting: the same
+		CompletableFuture<LockHandle> waiting = writer.acquireWriteAsync(Duration.ofSeconds(30), null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !triesOnOtherThread(newcomer.readLock()));
+		waiting.cancel(false);
+		await().atMost(Duration.ofSeconds(1)).until(() -> triesOnOtherThread(newcomer.readLock()));
+		reader.readLock().unlock();
+		assertNoKeysOf(name);
+	}
+
+	@Test
 	void holdAtLeastIsRefusedWithoutLosingTheHold() {
 		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(LockTestClients.uniqueName());
 		lock.readLock().lock();

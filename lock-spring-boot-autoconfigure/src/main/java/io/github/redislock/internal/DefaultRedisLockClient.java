@@ -127,12 +127,17 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	public RedisReadWriteLock getReadWriteLock(String name) {
 		LockArguments.checkName(name);
 		return new DefaultRedisReadWriteLock(LockKeys.read(this.keyPrefix, name), LockKeys.write(this.keyPrefix, name),
-				this.engine, this.watchdogLease);
+				this.engine, this.watchdogLease, this);
 	}
 
 	@Override
 	public Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		LockKeys keys = keys(name);
+		return tryAcquire(keys(name), waitTime, leaseTime);
+	}
+
+	/** Acquires a lock of any kind for a new handle; see {@link #tryAcquire}. */
+	Optional<LockHandle> tryAcquire(LockKeys keys, Duration waitTime, @Nullable Duration leaseTime) {
+		String name = keys.name();
 		Wait wait = wait(name, waitTime);
 		Lease lease = lease(name, leaseTime);
 		Hold hold;
@@ -158,7 +163,16 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	 */
 	CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
 			@Nullable Executor continuations) {
-		LockKeys keys = keys(name);
+		return acquireAsync(keys(name), waitTime, leaseTime, continuations);
+	}
+
+	/**
+	 * Acquires a lock of any kind for a new handle without waiting; see
+	 * {@link #acquireAsync}.
+	 */
+	CompletableFuture<LockHandle> acquireAsync(LockKeys keys, Duration waitTime, @Nullable Duration leaseTime,
+			@Nullable Executor continuations) {
+		String name = keys.name();
 		Wait wait = wait(name, waitTime);
 		Lease lease = lease(name, leaseTime);
 		CompletableFuture<Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait, lease,

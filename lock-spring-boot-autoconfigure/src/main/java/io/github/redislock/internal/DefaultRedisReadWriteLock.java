@@ -1,5 +1,12 @@
 package io.github.redislock.internal;
 
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisReadWriteLock;
 
@@ -13,7 +20,18 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 
 	private final DefaultRedisLock writeLock;
 
-	DefaultRedisReadWriteLock(LockKeys readKeys, LockKeys writeKeys, LockEngine engine, Lease watchdogLease) {
+	private final LockKeys readKeys;
+
+	private final LockKeys writeKeys;
+
+	// makes the handles, as it does for exclusive locks
+	private final DefaultRedisLockClient client;
+
+	DefaultRedisReadWriteLock(LockKeys readKeys, LockKeys writeKeys, LockEngine engine, Lease watchdogLease,
+			DefaultRedisLockClient client) {
+		this.readKeys = readKeys;
+		this.writeKeys = writeKeys;
+		this.client = client;
 		this.readLock = new DefaultRedisLock(readKeys, engine, watchdogLease, null);
 		// the write side refuses an owner that reads: it would wait for itself
 		this.writeLock = new DefaultRedisLock(writeKeys, engine, watchdogLease, readKeys);
@@ -32,6 +50,26 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 	@Override
 	public RedisLock writeLock() {
 		return this.writeLock;
+	}
+
+	@Override
+	public Optional<LockHandle> tryAcquireRead(Duration waitTime, @Nullable Duration leaseTime) {
+		return this.client.tryAcquire(this.readKeys, waitTime, leaseTime);
+	}
+
+	@Override
+	public Optional<LockHandle> tryAcquireWrite(Duration waitTime, @Nullable Duration leaseTime) {
+		return this.client.tryAcquire(this.writeKeys, waitTime, leaseTime);
+	}
+
+	@Override
+	public CompletableFuture<LockHandle> acquireReadAsync(Duration waitTime, @Nullable Duration leaseTime) {
+		return this.client.acquireAsync(this.readKeys, waitTime, leaseTime, null);
+	}
+
+	@Override
+	public CompletableFuture<LockHandle> acquireWriteAsync(Duration waitTime, @Nullable Duration leaseTime) {
+		return this.client.acquireAsync(this.writeKeys, waitTime, leaseTime, null);
 	}
 
 	@Override

@@ -131,6 +131,15 @@ final class LockCommands {
 				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis));
 	}
 
+	/**
+	 * Withdraws the mark a waiter of the lock left in Redis, without waiting for the
+	 * answer; a failure only leaves the mark until it expires.
+	 */
+	CompletableFuture<?> withdrawAsync(LockKeys keys, Owner owner) {
+		return this.calls.callAsync(describe("withdraw a waiter of", keys), 0, RedisCalls.NO_LIMIT,
+				(redis) -> keys.kind().withdraw(redis, keys, owner));
+	}
+
 	/** Sets what is left of the owner's lease; false when it no longer holds the lock. */
 	boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
 		return this.calls.call(describe("extend the lease of", keys),

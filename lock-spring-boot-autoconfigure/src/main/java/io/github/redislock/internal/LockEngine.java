@@ -127,10 +127,15 @@ final class LockEngine implements AutoCloseable {
 		boolean firstHold = held == null;
 		boolean claimed = firstHold && this.settlements.claim(keys, owner);
 		try {
-			return this.acquirer.acquire(keys, owner, lease, start, wait, interruptible,
+			Hold hold = this.acquirer.acquire(keys, owner, lease, start, wait, interruptible,
 					(granted) -> onAcquired(keys, owner, granted, lease, start));
+			if (hold == null) {
+				withdraw(keys, owner, wait);
+			}
+			return hold;
 		}
 		catch (RuntimeException | InterruptedException ex) {
+			withdraw(keys, owner, wait);
 			// Redis may grant it later: a lock held for a whole lease by an owner that
 			// was told it failed. Or this acquisition took over a settlement it could not
 			// finish in its place. A nested acquisition adds nothing the owner's own
@@ -176,6 +181,9 @@ final class LockEngine implements AutoCloseable {
 		// withdraws the acquisition
 		CompletableFuture<Hold> hold = new CompletableFuture<>();
 		result.whenComplete((acquired, failure) -> {
+			if (failure != null || acquired == null) {
+				withdraw(keys, owner, wait);
+			}
 			if (failure != null) {
 				LockObservations.endAcquire(observation,
 						(failure instanceof java.util.concurrent.CancellationException) ? "cancelled" : "error",
@@ -294,6 +302,29 @@ final class LockEngine implements AutoCloseable {
 			forget(hold, null);
 			this.settlements.settle(hold.keys(), hold.redisOwner(), Settlements.Reason.RELEASE);
 		}
+	}
+
+	// A waiter that leaves without the lock takes back the mark it left in Redis (a
+	// waiting writer's keeps new readers out); without an answer, the mark expires
+	private void withdraw(LockKeys keys, Owner owner, Wait wait) {
+		if (wait.isNone() || !keys.kind().marksWaiters()) {
+			return;
+		}
+		try {
+			this.commands.withdrawAsync(keys, owner).exceptionally((ex) -> {
+				withdrawFailed(keys, ex);
+				return null;
+			});
+		}
+		catch (RuntimeException ex) {
+			withdrawFailed(keys, ex);
+		}
+	}
+
+	private static void withdrawFailed(LockKeys keys, Throwable ex) {
+		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+		logger.warn(cause.getMessage() + "; new readers wait for the mark of this writer, which stopped waiting, "
+				+ "to end (at most " + Durations.formatMillis(WriteLock.WAITING_MARK_MILLIS) + ")");
 	}
 
 	/** Checks a {@code holdAtLeast} argument. */

@@ -92,6 +92,21 @@ interface LockKind {
 	}
 
 	/**
+	 * Whether a waiter of this kind leaves a mark in Redis that it must withdraw when it
+	 * stops waiting without the lock (see {@link #withdraw}).
+	 */
+	default boolean marksWaiters() {
+		return false;
+	}
+
+	/**
+	 * Sends the command that withdraws a waiter's mark, when {@link #marksWaiters()}.
+	 */
+	default CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
+		throw new UnsupportedOperationException("Waiters of this kind leave no mark");
+	}
+
+	/**
 	 * Whether a release lets every waiter in (a shared lock), so that a release message
 	 * wakes them all rather than the one asleep longest.
 	 */

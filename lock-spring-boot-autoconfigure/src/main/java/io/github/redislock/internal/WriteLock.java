@@ -35,6 +35,9 @@ final class WriteLock implements ReadWriteLocks.Side {
 	/** Set the remaining lease of a field's owner: 1 when held, 0 when not. */
 	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
 
+	/** Withdraw a waiting writer's mark: 1 when it was there. */
+	private static final RedisScript<Long> WITHDRAW = LockScripts.load("write-withdraw.lua", Long.class);
+
 	private static final byte[] WRITER = RedisCalls.bytes("writer");
 
 	WriteLock() {
@@ -82,6 +85,17 @@ final class WriteLock implements ReadWriteLocks.Side {
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), field(owner),
 					Long.toString(leaseMillis))
 			.thenApply((held) -> held != null && held == 1L);
+	}
+
+	@Override
+	public boolean marksWaiters() {
+		return true;
+	}
+
+	@Override
+	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
+		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.scriptKeys().subList(2, 3), owner.id(),
+				ReadWriteLocks.readersChannel(keys.lockKey()));
 	}
 
 	@Override

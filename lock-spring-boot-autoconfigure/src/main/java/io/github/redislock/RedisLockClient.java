@@ -68,6 +68,35 @@ public interface RedisLockClient extends AutoCloseable {
 	}
 
 	/**
+	 * Returns the fair lock of the given name: granted in the order its waiters first
+	 * asked, across all clients. It is a {@link RedisLock} like
+	 * {@link #getLock(String)}'s (re-entrant per thread, the same leases, watchdog and
+	 * failure behaviour), with these differences:
+	 * <ul>
+	 * <li>A waiter queues in Redis at its first attempt and gets the lock when all who
+	 * asked before it had their turn. {@code tryLock()} without waiting fails while
+	 * anybody waits, even when the lock is free at that moment.</li>
+	 * <li>A waiter whose wait ends, is interrupted or cancelled leaves the queue at once;
+	 * one whose process died leaves it within 10 s (it keeps its place while it asks
+	 * again, every 2 s at least).</li>
+	 * <li>Each release goes through Redis (no passing between threads of one client), and
+	 * wakes only the waiter whose turn it is.</li>
+	 * <li>{@code unlock(holdAtLeast)} is not supported yet.</li>
+	 * </ul>
+	 * Its keys are {@code <key-prefix>{<name>}:fair} and two sorted sets beside it (the
+	 * queue and the waiters' heartbeats), in the same cluster slot, every one expiring;
+	 * it is independent of {@link #getLock(String)} of the same name.
+	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @throws IllegalArgumentException if the name is not usable
+	 * @throws UnsupportedOperationException if this client has no fair locks (the default
+	 * for implementations other than the library's own)
+	 * @since 0.1.0
+	 */
+	default RedisLock getFairLock(String name) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no fair locks");
+	}
+
+	/**
 	 * Acquires the named lock for a new {@link LockHandle}, waiting up to
 	 * {@code waitTime}. The handle, not the calling thread, owns the lock: any thread may
 	 * release it, and it never re-enters (a second acquisition of the same name waits,

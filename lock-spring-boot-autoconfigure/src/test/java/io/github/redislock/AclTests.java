@@ -172,6 +172,20 @@ class AclTests {
 		});
 		lock.readLock().unlock();
 		assertThat(Arrays.asList(redis.command("EXISTS", "lock:{" + name + "}:rw"))).containsExactly("0");
+		// the fair lock: queued, withdrawn, granted in turn
+		RedisLock fair = holder.getFairLock(name);
+		fair.lock();
+		assertThat(CompletableFuture.supplyAsync(() -> {
+			try {
+				return other.getFairLock(name).tryLock(100, TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}).get(10, TimeUnit.SECONDS)).isFalse();
+		fair.unlock();
+		assertThat(Arrays.asList(redis.command("EXISTS", "lock:{" + name + "}:fair", "lock:{" + name + "}:fair:queue")))
+			.containsExactly("0");
 	}
 
 	private static void createUser(String user, List<String> commands) {

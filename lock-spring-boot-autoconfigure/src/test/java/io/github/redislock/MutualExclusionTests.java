@@ -165,7 +165,7 @@ class MutualExclusionTests {
 		return iterations;
 	}
 
-	private static void increment(StringRedisTemplate redisTemplate, String counter) {
+	static void increment(StringRedisTemplate redisTemplate, String counter) {
 		String value = redisTemplate.opsForValue().get(counter);
 		int next = (value != null) ? Integer.parseInt(value) + 1 : 1;
 		// give an overlapping holder the chance to read the same value

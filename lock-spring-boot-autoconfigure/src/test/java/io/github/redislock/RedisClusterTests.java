@@ -105,16 +105,17 @@ class RedisClusterTests {
 	}
 
 	@Test
-	void readWriteLocksInManySlotsAreRenewedBesideExclusiveOnesAndWakeWritersAcrossNodes() throws Exception {
+	void readWriteAndFairLocksInManySlotsAreRenewedBesideExclusiveOnesAndWakeWaitersAcrossNodes() throws Exception {
 		RedisLockClient client = this.clients.newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT);
 		List<RedisLock> held = new ArrayList<>();
 		Set<Integer> slots = new HashSet<>();
-		for (int i = 0; i < 30; i++) {
+		for (int i = 0; i < 40; i++) {
 			String name = LockTestClients.uniqueName();
 			slots.add(ClusterSlotHashUtil.calculateSlot("lock:{" + name + "}:rw"));
-			RedisLock lock = switch (i % 3) {
+			RedisLock lock = switch (i % 4) {
 				case 0 -> client.getReadWriteLock(name).readLock();
 				case 1 -> client.getReadWriteLock(name).writeLock();
+				case 2 -> client.getFairLock(name);
 				default -> client.getLock(name);
 			};
 			lock.lock();
@@ -143,8 +144,22 @@ class RedisClusterTests {
 			}
 		});
 		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(other).waitingCount() == 1);
+		RedisLock fair = held.get(2);
+		CompletableFuture<Boolean> fairWaiter = CompletableFuture.supplyAsync(() -> {
+			RedisLock waiting = other.getFairLock(fair.getName());
+			try {
+				boolean acquired = waiting.tryLock(20, TimeUnit.SECONDS);
+				waiting.unlock();
+				return acquired;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(other).waitingCount() == 2);
 		held.forEach(RedisLock::unlock);
 		assertThat(writer.get(20, TimeUnit.SECONDS)).isTrue();
+		assertThat(fairWaiter.get(20, TimeUnit.SECONDS)).isTrue();
 		assertThat(LockTestClients.inspector(client).watchdogCount()).isZero();
 	}
 

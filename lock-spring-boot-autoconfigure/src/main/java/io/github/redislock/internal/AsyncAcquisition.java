@@ -279,6 +279,11 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	}
 
 	@Override
+	public Owner owner() {
+		return this.owner;
+	}
+
+	@Override
 	public @Nullable Owner passableOwner() {
 		return this.lease.watchdog() ? this.owner : null;
 	}

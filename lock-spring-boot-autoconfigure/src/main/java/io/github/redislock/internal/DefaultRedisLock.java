@@ -96,9 +96,9 @@ final class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public void unlock(Duration holdAtLeast) {
-		if (this.keys.kind() instanceof ReadWriteLocks.Side) {
-			throw new UnsupportedOperationException("unlock(holdAtLeast) is not supported by the read/write lock '"
-					+ getName() + "' yet; call unlock() and keep it held longer before");
+		if (!this.keys.kind().supportsHoldAtLeast()) {
+			throw new UnsupportedOperationException("unlock(holdAtLeast) is not supported by " + this
+					+ " yet; call unlock() and keep it held longer before");
 		}
 		this.engine.release(this.keys, this.engine.currentThread(),
 				LockEngine.holdAtLeastMillis(holdAtLeast, getName()));
@@ -141,7 +141,8 @@ final class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public String toString() {
-		return "RedisLock[" + getName() + " -> " + this.keys.lockKey() + "]";
+		return "RedisLock[" + getName() + " -> " + this.keys.lockKey()
+				+ ((this.keys.id().equals(this.keys.lockKey())) ? "" : " (" + this.keys.id() + ")") + "]";
 	}
 
 	// the owner is the calling thread, chosen here once for the whole acquisition

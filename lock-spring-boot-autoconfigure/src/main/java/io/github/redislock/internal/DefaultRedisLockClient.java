@@ -124,6 +124,12 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
+	public RedisLock getFairLock(String name) {
+		LockArguments.checkName(name);
+		return new DefaultRedisLock(LockKeys.fair(this.keyPrefix, name), this.engine, this.watchdogLease);
+	}
+
+	@Override
 	public RedisReadWriteLock getReadWriteLock(String name) {
 		LockArguments.checkName(name);
 		return new DefaultRedisReadWriteLock(LockKeys.read(this.keyPrefix, name), LockKeys.write(this.keyPrefix, name),

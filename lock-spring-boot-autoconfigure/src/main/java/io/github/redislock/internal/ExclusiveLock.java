@@ -97,6 +97,11 @@ final class ExclusiveLock implements LockKind {
 		return true;
 	}
 
+	@Override
+	public boolean supportsHoldAtLeast() {
+		return true;
+	}
+
 	private static LockReply acquired(Long reply, int tokens) {
 		long value = (reply != null) ? reply : 0;
 		return (value > 0) ? new LockReply.Granted(value, tokens) : new LockReply.Busy(-value);

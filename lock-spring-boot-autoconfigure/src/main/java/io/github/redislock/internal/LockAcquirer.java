@@ -115,7 +115,7 @@ final class LockAcquirer {
 		// counted as waiting once subscribed: from then on no release is missed
 		queue.startWaiting();
 		boolean interrupted = false;
-		SleepingThread sleeper = new SleepingThread(queue, attempts.lease.watchdog() ? attempts.owner : null);
+		SleepingThread sleeper = new SleepingThread(queue, attempts.owner, attempts.lease.watchdog());
 		try {
 			if (interruptible && Thread.interrupted()) {
 				throw new InterruptedException();
@@ -183,15 +183,24 @@ final class LockAcquirer {
 
 		private final WaitQueue queue;
 
-		@Nullable private final Owner passableOwner;
+		private final Owner owner;
+
+		// whether the lock may be passed to it (it waits with a watchdog lease)
+		private final boolean passable;
 
 		private final Semaphore woken = new Semaphore(0);
 
 		@Nullable private volatile Hold passed;
 
-		SleepingThread(WaitQueue queue, @Nullable Owner passableOwner) {
+		SleepingThread(WaitQueue queue, Owner owner, boolean passable) {
 			this.queue = queue;
-			this.passableOwner = passableOwner;
+			this.owner = owner;
+			this.passable = passable;
+		}
+
+		@Override
+		public Owner owner() {
+			return this.owner;
 		}
 
 		@Override
@@ -201,7 +210,7 @@ final class LockAcquirer {
 
 		@Override
 		public @Nullable Owner passableOwner() {
-			return this.passableOwner;
+			return this.passable ? this.owner : null;
 		}
 
 		@Override

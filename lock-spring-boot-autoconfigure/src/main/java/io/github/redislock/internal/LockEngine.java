@@ -323,8 +323,8 @@ final class LockEngine implements AutoCloseable {
 
 	private static void withdrawFailed(LockKeys keys, Throwable ex) {
 		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-		logger.warn(cause.getMessage() + "; new readers wait for the mark of this writer, which stopped waiting, "
-				+ "to end (at most " + Durations.formatMillis(WriteLock.WAITING_MARK_MILLIS) + ")");
+		logger.warn(cause.getMessage() + "; what this waiter, which stopped waiting, left in Redis stays until it "
+				+ "expires (a waiting writer's mark, a fair lock's place in the queue: at most a few seconds)");
 	}
 
 	/** Checks a {@code holdAtLeast} argument. */

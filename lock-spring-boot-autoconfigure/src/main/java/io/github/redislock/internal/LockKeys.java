@@ -30,6 +30,14 @@ record LockKeys(String name, String lockKey, String fenceKey, String channel, Lo
 				List.of(lockKey, fenceKey));
 	}
 
+	/** The fair lock of that name; see {@link FairLock}. */
+	static LockKeys fair(String keyPrefix, String name) {
+		String lockKey = keyPrefix + "{" + name + "}:fair";
+		String fenceKey = fenceKey(keyPrefix, lockKey);
+		return new LockKeys(name, lockKey, fenceKey, lockKey + ":released", FairLock.INSTANCE, lockKey,
+				List.of(lockKey, FairLock.queueKey(lockKey), FairLock.heartbeatsKey(lockKey), fenceKey));
+	}
+
 	/** The read side of the read/write lock of that name; see {@link ReadWriteLocks}. */
 	static LockKeys read(String keyPrefix, String name) {
 		return readWrite(keyPrefix, name, ReadWriteLocks.READ);

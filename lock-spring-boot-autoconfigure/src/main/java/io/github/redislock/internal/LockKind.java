@@ -107,6 +107,19 @@ interface LockKind {
 	}
 
 	/**
+	 * Whether a release message names the one waiter whose turn it is (a fair lock), so
+	 * that only that waiter is woken.
+	 */
+	default boolean namesNextWaiter() {
+		return false;
+	}
+
+	/** Whether a release may keep the lock taken for nobody ({@code holdAtLeast}). */
+	default boolean supportsHoldAtLeast() {
+		return false;
+	}
+
+	/**
 	 * Whether a release lets every waiter in (a shared lock), so that a release message
 	 * wakes them all rather than the one asleep longest.
 	 */

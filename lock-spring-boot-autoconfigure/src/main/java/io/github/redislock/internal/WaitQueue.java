@@ -26,6 +26,9 @@ final class WaitQueue {
 		 */
 		void wake();
 
+		/** Who waits. */
+		Owner owner();
+
 		/**
 		 * The owner the lock may be passed to without being freed in Redis, or
 		 * {@code null} when this waiter takes no pass (it wants a fixed lease).
@@ -49,6 +52,10 @@ final class WaitQueue {
 	private final ArrayDeque<Waiter> asleep = new ArrayDeque<>();
 
 	private boolean pendingWake;
+
+	// a release named this owner while it was not asleep (a fair lock): its next sleep
+	// ends at once
+	@Nullable private String pendingWakeFor;
 
 	// callers between enter and exit: trying, asleep or subscribing
 	private int members;
@@ -85,11 +92,16 @@ final class WaitQueue {
 	 */
 	void sleep(Waiter waiter) {
 		synchronized (this) {
-			if (!this.pendingWake) {
+			if (this.pendingWakeFor != null && this.pendingWakeFor.equals(waiter.owner().id())) {
+				this.pendingWakeFor = null;
+			}
+			else if (!this.pendingWake) {
 				this.asleep.add(waiter);
 				return;
 			}
-			this.pendingWake = false;
+			else {
+				this.pendingWake = false;
+			}
 		}
 		waiter.wake();
 	}
@@ -118,6 +130,34 @@ final class WaitQueue {
 		}
 		else {
 			wakeOne();
+		}
+	}
+
+	/**
+	 * A release message named the waiter whose turn it is (a fair lock): wakes it if it
+	 * is asleep here; if it is this client's but trying right now, its next sleep ends at
+	 * once.
+	 * @param ownerId the waiter's owner id
+	 * @param ours whether the owner is one of this client's
+	 */
+	void releasedTo(String ownerId, boolean ours) {
+		Waiter named = null;
+		synchronized (this) {
+			for (Waiter waiter : this.asleep) {
+				if (waiter.owner().id().equals(ownerId)) {
+					named = waiter;
+					break;
+				}
+			}
+			if (named != null) {
+				this.asleep.remove(named);
+			}
+			else if (ours) {
+				this.pendingWakeFor = ownerId;
+			}
+		}
+		if (named != null) {
+			named.wake();
 		}
 	}
 

@@ -13,16 +13,23 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class WaitQueues implements ReleaseSubscriptions.Listener {
 
+	// what a forced release publishes (force-unlock.lua): it names no waiter
+	private static final byte[] RELEASED = "released".getBytes(StandardCharsets.UTF_8);
+
 	private final Map<String, WaitQueue> queues = new ConcurrentHashMap<>();
 
 	// the message of this client's own giving up of a lock (see pass.lua)
 	private final byte[] ownYield;
+
+	// what this client's owner ids start with
+	private final String ownerPrefix;
 
 	/**
 	 * @param clientId the client's id, which its owners' ids start with
 	 */
 	WaitQueues(String clientId) {
 		this.ownYield = ("yielded:" + clientId + ":").getBytes(StandardCharsets.UTF_8);
+		this.ownerPrefix = clientId + ":";
 	}
 
 	/** The lock's queue, with the caller counted in; pair with {@link #exit}. */
@@ -52,6 +59,11 @@ final class WaitQueues implements ReleaseSubscriptions.Listener {
 	@Override
 	public void released(LockKeys keys, byte[] message) {
 		WaitQueue queue = this.queues.get(keys.id());
+		if (queue != null && keys.kind().namesNextWaiter() && !Arrays.equals(message, RELEASED)) {
+			String next = new String(message, StandardCharsets.UTF_8);
+			queue.releasedTo(next, next.startsWith(this.ownerPrefix));
+			return;
+		}
 		// this client's own giving up wakes none of its waiters: the lock is kept for the
 		// other clients, and its waiters hold off until one of those releases it or the
 		// reservation ends (see WaitQueue#holdOffNanos)

@@ -1,0 +1,117 @@
+package io.github.redislock.internal;
+
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The fair lock: granted in the order its waiters first asked, across all clients. A
+ * waiter queues in Redis at its first attempt (a sorted set of tickets) and stays queued
+ * while it keeps asking at least every {@link #RECHECK_MILLIS}; one that stops (its
+ * process died) counts as gone {@link #ALIVE_MILLIS} after its last attempt and is
+ * dropped by the next script. A release names the next waiter in its message, so that
+ * only its client wakes it. The scripts, {@code fair-lock.lua}, {@code fair-unlock.lua}
+ * and {@code fair-withdraw.lua}, document keys, arguments and replies.
+ */
+final class FairLock implements LockKind {
+
+	static final FairLock INSTANCE = new FairLock();
+
+	/** How long a waiter counts as alive after an attempt. */
+	static final long ALIVE_MILLIS = TimeUnit.SECONDS.toMillis(6);
+
+	/** How often a waiter asks again at least, renewing its heartbeat. */
+	static final long RECHECK_MILLIS = TimeUnit.SECONDS.toMillis(2);
+
+	/**
+	 * Acquire, re-enter or queue: the fencing token, or minus how long to wait at most.
+	 */
+	private static final RedisScript<Long> LOCK = LockScripts.load("fair-lock.lua", Long.class);
+
+	/** Release one hold: holds left, 0 when freed, -1 when not held. */
+	private static final RedisScript<Long> UNLOCK = LockScripts.load("fair-unlock.lua", Long.class);
+
+	/** Leave the queue: 1 when queued. */
+	private static final RedisScript<Long> WITHDRAW = LockScripts.load("fair-withdraw.lua", Long.class);
+
+	/** Set the remaining lease: 1 when held, 0 when not. */
+	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
+
+	private FairLock() {
+	}
+
+	/** The waiters in turn order. */
+	static String queueKey(String lockKey) {
+		return lockKey + ":queue";
+	}
+
+	/** When each waiter counts as gone. */
+	static String heartbeatsKey(String lockKey) {
+		return lockKey + ":alive";
+	}
+
+	@Override
+	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
+		return RedisCalls
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
+					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0", Long.toString(ALIVE_MILLIS),
+					Long.toString(RECHECK_MILLIS))
+			.thenApply(ReadWriteLocks::acquired);
+	}
+
+	@Override
+	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner holder, int tokens, Lease lease, long yieldMillis) {
+		throw new UnsupportedOperationException("A fair lock is not passed between owners of one client");
+	}
+
+	@Override
+	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis) {
+		return RedisCalls
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 2), owner.id(),
+					keys.channel(), Integer.toString(holdsBefore))
+			.thenApply(ReadWriteLocks::released);
+	}
+
+	@Override
+	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+			long leaseMillis) {
+		return RedisCalls
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
+					Long.toString(leaseMillis))
+			.thenApply((held) -> held != null && held == 1L);
+	}
+
+	@Override
+	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return ExclusiveLock.INSTANCE.forceRelease(redis, keys);
+	}
+
+	@Override
+	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return redis.exists(RedisCalls.bytes(keys.lockKey())).thenApply((exists) -> exists != null && exists > 0);
+	}
+
+	@Override
+	public boolean marksWaiters() {
+		return true;
+	}
+
+	@Override
+	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
+		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 3), owner.id(),
+				keys.channel());
+	}
+
+	@Override
+	public boolean namesNextWaiter() {
+		return true;
+	}
+
+}

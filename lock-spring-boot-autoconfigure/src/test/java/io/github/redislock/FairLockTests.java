@@ -1,0 +1,296 @@
+package io.github.redislock;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The fair lock against a real Redis: granted in request order across clients, a waiter
+ * that gives up leaves the queue at once, one whose process is killed within 10 s, and
+ * nothing is left in Redis.
+ */
+class FairLockTests {
+
+	/** Waiters that time out in {@link #manyWaitersThatTimeOutLeaveNoKeyBehind()}. */
+	private static final int TIMED_OUT_WAITERS = Integer.getInteger("redislock.test.fairWaiters", 2_000);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
+
+	private StringRedisTemplate redisTemplate;
+
+	@BeforeEach
+	void createTemplate() {
+		this.redisTemplate = this.clients.newTemplate();
+	}
+
+	@Test
+	void waitersOfTwoClientsGetTheLockInTheOrderTheyAsked() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		List<RedisLockClient> waitingClients = List.of(this.clients.newClient(), this.clients.newClient());
+		holder.lock();
+		List<Integer> granted = Collections.synchronizedList(new ArrayList<>());
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		List<Future<?>> waiters = new ArrayList<>();
+		try {
+			for (int i = 0; i < 8; i++) {
+				int position = i;
+				// the clients take turns asking, one waiter at a time: each is queued
+				// before the next asks
+				RedisLock lock = waitingClients.get(i % 2).getFairLock(name);
+				waiters.add(threads.submit(() -> {
+					lock.lock();
+					try {
+						granted.add(position);
+					}
+					finally {
+						lock.unlock();
+					}
+				}));
+				await().atMost(Duration.ofSeconds(10)).until(() -> queued(name) == position + 1);
+			}
+			holder.unlock();
+			for (Future<?> waiter : waiters) {
+				waiter.get(30, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertThat(granted).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void contendingThreadsOfTwoClientsNeverOverlapAndTakeTurnsInsteadOfBarging() throws Exception {
+		String name = LockTestClients.uniqueName();
+		String counter = "counter:{" + name + "}";
+		int iterations = 20;
+		List<Integer> holders = Collections.synchronizedList(new ArrayList<>());
+		List<Future<?>> work = new ArrayList<>();
+		List<RedisLockClient> lockClients = List.of(this.clients.newClient(), this.clients.newClient());
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		try {
+			for (int t = 0; t < 8; t++) {
+				int thread = t;
+				RedisLock lock = lockClients.get(t % 2).getFairLock(name);
+				StringRedisTemplate template = this.clients.newTemplate();
+				work.add(threads.submit(() -> {
+					for (int i = 0; i < iterations; i++) {
+						lock.lock();
+						try {
+							holders.add(thread);
+							MutualExclusionTests.increment(template, counter);
+						}
+						finally {
+							lock.unlock();
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> done : work) {
+				done.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertThat(this.redisTemplate.opsForValue().get(counter)).isEqualTo(Integer.toString(8 * iterations));
+		// A thread that releases and asks again queues behind the others waiting: it
+		// gets the lock twice in a row only when nobody else waits (as the first threads
+		// start, and the last ones finish). A lock that lets a newcomer barge in ahead of
+		// the waiter whose turn it is would give the releasing thread most of them.
+		int twiceInARow = 0;
+		for (int i = 1; i < holders.size(); i++) {
+			if (holders.get(i).equals(holders.get(i - 1))) {
+				twiceInARow++;
+			}
+		}
+		assertThat(twiceInARow).as("grants to the thread that had the lock just before, of %d", holders.size())
+			.isLessThan(2 * 8);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void aWaiterWhoseWaitEndsLeavesTheQueueAtOnce() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		RedisLock other = this.clients.newClient().getFairLock(name);
+		holder.lock();
+		assertThat(onOtherThread(() -> other.tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
+		await().atMost(Duration.ofSeconds(1)).until(() -> queued(name) == 0);
+		holder.unlock();
+		// nobody left ahead of a newcomer
+		assertThat(onOtherThread(() -> {
+			boolean acquired = other.tryLock();
+			if (acquired) {
+				other.unlock();
+			}
+			return acquired;
+		})).isTrue();
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void anInterruptedWaiterLeavesTheQueueAtOnce() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		RedisLock other = this.clients.newClient().getFairLock(name);
+		holder.lock();
+		Thread waiter = new Thread(() -> {
+			try {
+				other.lockInterruptibly();
+			}
+			catch (InterruptedException expected) {
+				// leaves the queue
+			}
+		});
+		waiter.start();
+		await().atMost(Duration.ofSeconds(10)).until(() -> queued(name) == 1);
+		waiter.interrupt();
+		waiter.join(10_000);
+		await().atMost(Duration.ofSeconds(1)).until(() -> queued(name) == 0);
+		holder.unlock();
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void aKilledProcessesWaitersLeaveTheQueueWithinTenSecondsAndTheirKeysExpire() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		RedisLock live = this.clients.newClient().getFairLock(name);
+		RedisLock newcomer = this.clients.newClient().getFairLock(name);
+		holder.lock();
+		Process worker = new ProcessBuilder(
+				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
+				System.getProperty("java.class.path"), FairWaiterWorker.class.getName(), redis.server().host(),
+				Integer.toString(redis.server().port()), name, "50")
+			.redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+			.start();
+		try {
+			await().atMost(Duration.ofSeconds(30)).until(() -> queued(name) == 50);
+		}
+		finally {
+			worker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+		}
+		long killedAt = System.nanoTime();
+		CompletableFuture<Long> liveWaiter = CompletableFuture.supplyAsync(() -> {
+			try {
+				if (!live.tryLock(30, TimeUnit.SECONDS)) {
+					return -1L;
+				}
+				long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+				live.unlock();
+				return waited;
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> queued(name) == 51);
+		holder.unlock();
+		// free, but the dead are still ahead: nobody passes the queue
+		assertThat(onOtherThread(() -> newcomer.tryLock())).isFalse();
+		assertThat(liveWaiter.get(30, TimeUnit.SECONDS)).isBetween(0L, 10_000L);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void theNextWaiterGetsTheLockWhenAHolderThatDiedLosesItsLease() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		RedisLock waiter = this.clients.newClient().getFairLock(name);
+		// taken on a thread that ends without unlocking, as a process that died would
+		assertThat(onOtherThread(() -> holder.tryLock(Duration.ZERO, Duration.ofMillis(500)))).isTrue();
+		long start = System.nanoTime();
+		assertThat(waiter.tryLock(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		waiter.unlock();
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void manyWaitersThatTimeOutLeaveNoKeyBehind() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		RedisLockClient waiting = this.clients.newClient();
+		holder.lock();
+		AtomicInteger acquired = new AtomicInteger();
+		int batch = 200;
+		for (int started = 0; started < TIMED_OUT_WAITERS; started += batch) {
+			List<Thread> threads = new ArrayList<>(batch);
+			for (int i = 0; i < batch; i++) {
+				// a thread per waiter: each its own owner, its own place in the queue
+				Thread thread = new Thread(() -> {
+					RedisLock lock = waiting.getFairLock(name);
+					try {
+						if (lock.tryLock(50, TimeUnit.MILLISECONDS)) {
+							acquired.incrementAndGet();
+							lock.unlock();
+						}
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				});
+				thread.start();
+				threads.add(thread);
+			}
+			for (Thread thread : threads) {
+				thread.join(30_000);
+			}
+		}
+		assertThat(acquired).hasValue(0);
+		holder.unlock();
+		assertNoKeysOf(name);
+		assertThat(LockTestClients.inspector(waiting).waitingCount()).isZero();
+	}
+
+	private long queued(String name) {
+		Long size = this.redisTemplate.opsForZSet().zCard("lock:{" + name + "}:fair:queue");
+		return (size != null) ? size : 0;
+	}
+
+	private void assertNoKeysOf(String name) {
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			Set<String> keys = this.redisTemplate.keys("lock:{" + name + "}*");
+			assertThat(keys).as("keys of the lock").isEmpty();
+		});
+	}
+
+	private static <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
+		ExecutorService thread = Executors.newSingleThreadExecutor();
+		try {
+			return thread.submit(action).get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			thread.shutdown();
+		}
+	}
+
+}

@@ -1,0 +1,38 @@
+package io.github.redislock;
+
+import java.time.Duration;
+
+import io.github.redislock.testsupport.RedisServers;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Waiters for a fair lock in their own JVM, so that the test can kill the process with
+ * them queued, as a crash would. Arguments: host, port, lock name, number of waiting
+ * threads. Each waits as long as it takes; none is meant to get the lock.
+ */
+public final class FairWaiterWorker {
+
+	private FairWaiterWorker() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		LettuceConnectionFactory factory = RedisServers.connectionFactory(
+				new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])), Duration.ofSeconds(2));
+		RedisLockClient client = RedisLockClient.builder(new StringRedisTemplate(factory)).build();
+		RedisLock lock = client.getFairLock(args[2]);
+		int waiters = Integer.parseInt(args[3]);
+		for (int i = 0; i < waiters; i++) {
+			Thread waiter = new Thread(() -> {
+				lock.lock();
+				System.out.println("ACQUIRED");
+			});
+			waiter.start();
+		}
+		System.out.println("WAITING");
+		Thread.sleep(Long.MAX_VALUE);
+	}
+
+}

@@ -49,7 +49,7 @@ public final class BenchmarkMain {
 		List<Scenario> scenarios = List
 			.of(new CycleScenario(1, 1), new CycleScenario(8, 1), new CycleScenario(1, 3), new ContendedScenario(8),
 					new TwoJvmScenario(4, 1), new TwoJvmScenario(8, 4), new ReactiveScenario(8, false),
-					new ReactiveScenario(8, true), new ReadMostlyScenario(8, 90))
+					new ReactiveScenario(8, true), new ReadMostlyScenario(8, 90), new FairContendedScenario(8))
 			.stream()
 			.filter((scenario) -> scenario.title().contains(only))
 			.toList();

@@ -15,7 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Micrometer registries Spring Boot's Actuator gives it (observations turned into timers,
  * gauges, counter), to show what monitoring costs.
  */
-final class RedisLockLibrary implements LockLibrary, ReadWriteLockLibrary {
+final class RedisLockLibrary implements LockLibrary, ReadWriteLockLibrary, FairLockLibrary {
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -68,6 +68,16 @@ final class RedisLockLibrary implements LockLibrary, ReadWriteLockLibrary {
 	@Override
 	public void writeUnlock(String name) {
 		this.client.getReadWriteLock(name).writeLock().unlock();
+	}
+
+	@Override
+	public void fairLock(String name) {
+		this.client.getFairLock(name).lock();
+	}
+
+	@Override
+	public void fairUnlock(String name) {
+		this.client.getFairLock(name).unlock();
 	}
 
 	@Override

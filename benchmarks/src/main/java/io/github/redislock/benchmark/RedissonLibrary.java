@@ -8,7 +8,7 @@ import org.redisson.config.Config;
  * Redisson's {@code RLock} and {@code RReadWriteLock} with their defaults (watchdog
  * lease, its own connection pool).
  */
-final class RedissonLibrary implements LockLibrary, ReadWriteLockLibrary {
+final class RedissonLibrary implements LockLibrary, ReadWriteLockLibrary, FairLockLibrary {
 
 	private final RedissonClient redisson;
 
@@ -46,6 +46,16 @@ final class RedissonLibrary implements LockLibrary, ReadWriteLockLibrary {
 	@Override
 	public void writeUnlock(String name) {
 		this.redisson.getReadWriteLock(name).writeLock().unlock();
+	}
+
+	@Override
+	public void fairLock(String name) {
+		this.redisson.getFairLock(name).lock();
+	}
+
+	@Override
+	public void fairUnlock(String name) {
+		this.redisson.getFairLock(name).unlock();
 	}
 
 	@Override

@@ -142,6 +142,16 @@ final class Report {
 						String.format(Locale.ROOT, "%.2f x Redisson (%,.0f vs %,.0f)", rate / theirs, rate, theirs),
 						rate >= theirs);
 			}
+			else if (scenario instanceof FairContendedScenario) {
+				double theirs = median(redisson, RunResult::perSecond);
+				row(md, scenario.title() + ": acquisitions/s > Redisson's RFairLock; waits p99 and max",
+						String.format(Locale.ROOT,
+								"%.2f x (%,.0f vs %,.0f); p99 %,.0f vs %,.0f µs; max %,.0f vs %,.0f ms", rate / theirs,
+								rate, theirs, median(ours, RunResult::p99Micros),
+								median(redisson, RunResult::p99Micros), median(ours, RunResult::maxMillis),
+								median(redisson, RunResult::maxMillis)),
+						rate > theirs);
+			}
 			else if (scenario instanceof ReadMostlyScenario) {
 				double theirs = median(redisson, RunResult::perSecond);
 				row(md, scenario.title() + ": operations/s > Redisson's RReadWriteLock",

@@ -58,6 +58,10 @@ record RunResult(long operations, double seconds, Histogram latency, boolean cou
 		return this.latency.getValueAtPercentile(50) / 1000.0;
 	}
 
+	double maxMillis() {
+		return this.latency.getMaxValue() / 1e6;
+	}
+
 	double p99Micros() {
 		return this.latency.getValueAtPercentile(99) / 1000.0;
 	}

@@ -227,6 +227,18 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
+	public ReadWriteState readWriteState(String name) {
+		LockArguments.checkName(name);
+		return this.engine.reads().readWriteState(this.keyPrefix, name);
+	}
+
+	@Override
+	public FairState fairState(String name) {
+		LockArguments.checkName(name);
+		return this.engine.reads().fairState(this.keyPrefix, name);
+	}
+
+	@Override
 	public boolean isOwnedHere(String ownerId) {
 		return this.engine.isOwnedHere(ownerId);
 	}

@@ -35,6 +35,11 @@ final class ExclusiveLock implements LockKind {
 	}
 
 	@Override
+	public String mode() {
+		return "exclusive";
+	}
+
+	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return RedisCalls

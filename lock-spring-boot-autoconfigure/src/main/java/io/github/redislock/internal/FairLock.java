@@ -44,6 +44,11 @@ final class FairLock implements LockKind {
 	private FairLock() {
 	}
 
+	@Override
+	public String mode() {
+		return "fair";
+	}
+
 	/** The waiters in turn order. */
 	static String queueKey(String lockKey) {
 		return lockKey + ":queue";

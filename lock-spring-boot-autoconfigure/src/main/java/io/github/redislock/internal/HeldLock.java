@@ -17,7 +17,9 @@ import java.time.Instant;
  * @param lease the lease it holds it with
  * @param watchdog whether the watchdog renews the lease
  * @param fencingToken the token of this hold
+ * @param mode which kind of lock: {@code exclusive}, {@code read}, {@code write} or
+ * {@code fair}
  */
 public record HeldLock(String name, String key, String owner, boolean handle, String thread, int holdCount,
-		Instant heldSince, Duration lease, boolean watchdog, long fencingToken) {
+		Instant heldSince, Duration lease, boolean watchdog, long fencingToken, String mode) {
 }

@@ -91,7 +91,7 @@ final class Holds {
 			.map((hold) -> new HeldLock(hold.keys().name(), hold.keys().lockKey(), hold.owner().id(),
 					hold.owner().isHandle(), hold.owner().thread().getName(), hold.count(),
 					now.minusMillis(hold.heldForMillis()), Duration.ofMillis(hold.lease().millis()),
-					hold.lease().watchdog(), hold.token()))
+					hold.lease().watchdog(), hold.token(), hold.keys().kind().mode()))
 			.sorted(Comparator.comparing(HeldLock::name).thenComparing(HeldLock::owner))
 			.toList();
 	}

@@ -489,6 +489,13 @@ final class LockEngine implements AutoCloseable {
 		return this.queues.waitingByLock();
 	}
 
+	/**
+	 * The plain reads, for what the inspector asks of kinds the engine has no verb for.
+	 */
+	LockReads reads() {
+		return this.reads;
+	}
+
 	LockState state(LockKeys keys) {
 		return this.reads.state(keys);
 	}

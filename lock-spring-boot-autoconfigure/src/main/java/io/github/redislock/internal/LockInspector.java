@@ -45,6 +45,12 @@ public interface LockInspector {
 	/** What Redis holds for the named lock, whoever holds it, in one round trip. */
 	LockState lockState(String name);
 
+	/** What Redis holds for the named read/write lock, in one round trip. */
+	ReadWriteState readWriteState(String name);
+
+	/** What Redis holds for the named fair lock, in one round trip. */
+	FairState fairState(String name);
+
 	/** What Redis answers as the remaining lease of a key that does not exist. */
 	long NO_KEY = LockReads.NO_KEY;
 

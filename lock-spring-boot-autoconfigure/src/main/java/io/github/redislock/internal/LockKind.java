@@ -71,6 +71,12 @@ interface LockKind {
 	CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
 
 	/**
+	 * The kind as meters, traces and the {@code locks} endpoint name it:
+	 * {@code exclusive}, {@code read}, {@code write} or {@code fair}.
+	 */
+	String mode();
+
+	/**
 	 * The owner's field in the lock's hash, its hold count; {@code renew.lua} tells the
 	 * kinds apart by it.
 	 */

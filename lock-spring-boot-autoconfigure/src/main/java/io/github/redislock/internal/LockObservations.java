@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  * meter handler, timers measure it: {@value #ACQUIRE} from a thread's first attempt until
  * it holds the lock or gives up, and {@value #HOLD} from a thread's first acquisition of
  * a lock until its last release. Both carry the lock's tag name as {@code name} (low
- * cardinality: see {@link LockKeys#tagName()}); the Redis key and the fencing token are
- * high-cardinality values, for spans only. With a no-op registry nothing is allocated.
+ * cardinality: see {@link LockKeys#tagName()}) and its kind as {@code mode}
+ * ({@link LockKind#mode()}); the Redis key and the fencing token are high-cardinality
+ * values, for spans only. With a no-op registry nothing is allocated.
  */
 final class LockObservations {
 
@@ -40,6 +41,7 @@ final class LockObservations {
 		return safely(() -> Observation.createNotStarted(ACQUIRE, this.registry)
 			.contextualName("lock acquire " + name)
 			.lowCardinalityKeyValue("name", name)
+			.lowCardinalityKeyValue("mode", keys.kind().mode())
 			.highCardinalityKeyValue("key", keys.lockKey())
 			.start());
 	}
@@ -69,6 +71,7 @@ final class LockObservations {
 		return safely(() -> Observation.createNotStarted(HOLD, this.registry)
 			.contextualName("lock hold " + name)
 			.lowCardinalityKeyValue("name", name)
+			.lowCardinalityKeyValue("mode", keys.kind().mode())
 			.lowCardinalityKeyValue("lease", watchdog ? "watchdog" : "fixed")
 			.highCardinalityKeyValue("key", keys.lockKey())
 			.highCardinalityKeyValue("token", Long.toString(token))

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the engine, the lock API and the inspection ask Redis about locks, without
  * changing anything: plain commands (no scripts), pipelined where one answer needs
@@ -61,6 +63,68 @@ final class LockReads {
 		}
 		long ttl = (replies[1] instanceof Number number) ? number.longValue() : NO_KEY;
 		return new LockState(keys.name(), keys.lockKey(), holders, token, ttl);
+	}
+
+	/**
+	 * The read/write lock's hash, its PTTL and the writers waiting, in one round trip.
+	 */
+	ReadWriteState readWriteState(String keyPrefix, String name) {
+		LockKeys keys = LockKeys.write(keyPrefix, name);
+		Object[] replies = hashTtlAndCount(keys, ReadWriteLocks.writersKey(keys.lockKey()));
+		Map<String, Integer> readers = new TreeMap<>();
+		Map<String, String> fields = fields(replies[0]);
+		fields.forEach((field, value) -> {
+			if (field.startsWith("r:")) {
+				readers.put(field.substring(2), Integer.valueOf(value));
+			}
+		});
+		String writer = fields.get("writer");
+		String writeHolds = (writer != null) ? fields.get("w:" + writer) : null;
+		return new ReadWriteState(name, keys.lockKey(), readers, writer,
+				(writeHolds != null) ? Integer.parseInt(writeHolds) : 0, longOrNull(fields.get("rt")),
+				longOrNull(fields.get("wt")), number(replies[2], 0), number(replies[1], NO_KEY));
+	}
+
+	/** The fair lock's hash, its PTTL and its queue's length, in one round trip. */
+	FairState fairState(String keyPrefix, String name) {
+		LockKeys keys = LockKeys.fair(keyPrefix, name);
+		Object[] replies = hashTtlAndCount(keys, FairLock.queueKey(keys.lockKey()));
+		Map<String, Integer> holders = new TreeMap<>();
+		Map<String, String> fields = fields(replies[0]);
+		fields.forEach((field, value) -> {
+			if (!"token".equals(field)) {
+				holders.put(field, Integer.valueOf(value));
+			}
+		});
+		return new FairState(name, keys.lockKey(), holders, longOrNull(fields.get("token")), number(replies[2], 0),
+				number(replies[1], NO_KEY));
+	}
+
+	private Object[] hashTtlAndCount(LockKeys keys, String sortedSet) {
+		return this.calls.call(LockCommands.describe("read", keys), (redis) -> {
+			byte[] key = RedisCalls.bytes(keys.lockKey());
+			CompletableFuture<Map<byte[], byte[]>> hash = redis.hgetall(key).toCompletableFuture();
+			CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
+			CompletableFuture<Long> count = redis.zcard(RedisCalls.bytes(sortedSet)).toCompletableFuture();
+			return CompletableFuture.allOf(hash, ttl, count)
+				.thenApply((done) -> new Object[] { hash.join(), ttl.join(), count.join() });
+		});
+	}
+
+	private static Map<String, String> fields(Object hash) {
+		Map<String, String> fields = new TreeMap<>();
+		if (hash instanceof Map<?, ?> map) {
+			map.forEach((field, value) -> fields.put(text(field), text(value)));
+		}
+		return fields;
+	}
+
+	private static @Nullable Long longOrNull(@Nullable String value) {
+		return (value != null) ? Long.valueOf(value) : null;
+	}
+
+	private static long number(Object reply, long otherwise) {
+		return (reply instanceof Number number) ? number.longValue() : otherwise;
 	}
 
 	/** This owner's hold count as Redis has it. */

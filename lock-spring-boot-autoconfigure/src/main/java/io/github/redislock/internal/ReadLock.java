@@ -30,6 +30,11 @@ final class ReadLock implements ReadWriteLocks.Side {
 	}
 
 	@Override
+	public String mode() {
+		return "read";
+	}
+
+	@Override
 	public String channel(String lockKey) {
 		return ReadWriteLocks.readersChannel(lockKey);
 	}

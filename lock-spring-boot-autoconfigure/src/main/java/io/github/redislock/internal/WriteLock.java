@@ -44,6 +44,11 @@ final class WriteLock implements ReadWriteLocks.Side {
 	}
 
 	@Override
+	public String mode() {
+		return "write";
+	}
+
+	@Override
 	public String channel(String lockKey) {
 		return ReadWriteLocks.writersChannel(lockKey);
 	}

@@ -7,7 +7,9 @@ import java.util.Map;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.internal.HeldLock;
 import io.github.redislock.internal.LockInspector;
+import io.github.redislock.internal.FairState;
 import io.github.redislock.internal.LockState;
+import io.github.redislock.internal.ReadWriteState;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -65,7 +67,8 @@ public class LocksEndpoint {
 	/**
 	 * Describes one lock as Redis has it, whoever holds it: its holders (owner ids,
 	 * marked when they are threads of this instance), fencing token and remaining lease,
-	 * and what this instance's threads hold of it and wait for.
+	 * and what this instance's threads hold of it and wait for; and the read/write lock
+	 * and the fair lock of the same name, when they are taken or waited for.
 	 * @param name the lock's name; a name with '/' takes several path segments
 	 */
 	@ReadOperation
@@ -89,7 +92,42 @@ public class LocksEndpoint {
 			.toList();
 		return new LockDescriptor(lockName, state.key(), !holders.isEmpty(), holders, state.fencingToken(),
 				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null, heldHere,
-				inspector.waitingByLock().getOrDefault(lockName, 0));
+				inspector.waitingByLock().getOrDefault(lockName, 0), readWrite(inspector, lockName),
+				fair(inspector, lockName));
+	}
+
+	private static @Nullable ReadWriteDescriptor readWrite(LockInspector inspector, String name) {
+		ReadWriteState state = inspector.readWriteState(name);
+		if (state.readers().isEmpty() && state.writer() == null && state.waitingWriters() == 0) {
+			return null;
+		}
+		List<HolderDescriptor> readers = state.readers()
+			.entrySet()
+			.stream()
+			.map((reader) -> new HolderDescriptor(reader.getKey(), reader.getValue(),
+					inspector.isOwnedHere(reader.getKey())))
+			.toList();
+		HolderDescriptor writer = (state.writer() != null)
+				? new HolderDescriptor(state.writer(), state.writeHolds(), inspector.isOwnedHere(state.writer()))
+				: null;
+		return new ReadWriteDescriptor(state.key(), readers, writer, state.readToken(), state.writeToken(),
+				state.waitingWriters(),
+				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null);
+	}
+
+	private static @Nullable FairDescriptor fair(LockInspector inspector, String name) {
+		FairState state = inspector.fairState(name);
+		if (state.holders().isEmpty() && state.queued() == 0) {
+			return null;
+		}
+		List<HolderDescriptor> holders = state.holders()
+			.entrySet()
+			.stream()
+			.map((holder) -> new HolderDescriptor(holder.getKey(), holder.getValue(),
+					inspector.isOwnedHere(holder.getKey())))
+			.toList();
+		return new FairDescriptor(state.key(), holders, state.fencingToken(), state.queued(),
+				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null);
 	}
 
 	// Redis' PTTL answers -2 for a key that is gone: for a lock this instance still
@@ -112,12 +150,44 @@ public class LocksEndpoint {
 	 * @param fencingToken the current holder's fencing token, {@code null} when free
 	 * @param remainingLeaseMs what is left of the lease in milliseconds; {@code null}
 	 * when the lock is free, -1 when its key has no expiry
-	 * @param heldHere what this instance's threads hold of it
-	 * @param waitingHere how many of this instance's threads wait for it
+	 * @param heldHere what this instance's threads hold of it, of every kind
+	 * @param waitingHere how many of this instance's threads wait for it, of every kind
+	 * @param readWrite the read/write lock of the name, or {@code null} when nobody
+	 * reads, writes or waits to write
+	 * @param fair the fair lock of the name, or {@code null} when nobody holds it or
+	 * waits
 	 */
 	public record LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
 			@Nullable Long fencingToken, @Nullable Long remainingLeaseMs, List<HeldLockDescriptor> heldHere,
-			int waitingHere) {
+			int waitingHere, @Nullable ReadWriteDescriptor readWrite, @Nullable FairDescriptor fair) {
+	}
+
+	/**
+	 * The read/write lock of a name, as Redis has it.
+	 *
+	 * @param key its hash's Redis key
+	 * @param readers who reads, on any instance
+	 * @param writer who writes, or {@code null}
+	 * @param readToken the read phase's fencing token, {@code null} when nobody reads
+	 * @param writeToken the writer's fencing token, {@code null} without a writer
+	 * @param waitingWriters writers waiting, which keep new readers out
+	 * @param remainingLeaseMs what is left of the longest lease, {@code null} when free
+	 */
+	public record ReadWriteDescriptor(String key, List<HolderDescriptor> readers, @Nullable HolderDescriptor writer,
+			@Nullable Long readToken, @Nullable Long writeToken, long waitingWriters, @Nullable Long remainingLeaseMs) {
+	}
+
+	/**
+	 * The fair lock of a name, as Redis has it.
+	 *
+	 * @param key its hash's Redis key
+	 * @param holders who holds it
+	 * @param fencingToken the holder's fencing token, {@code null} when free
+	 * @param queueLength waiters in its queue, on any instance
+	 * @param remainingLeaseMs what is left of the lease, {@code null} when free
+	 */
+	public record FairDescriptor(String key, List<HolderDescriptor> holders, @Nullable Long fencingToken,
+			long queueLength, @Nullable Long remainingLeaseMs) {
 	}
 
 	/**
@@ -160,15 +230,17 @@ public class LocksEndpoint {
 	 * asked
 	 * @param watchdog whether the watchdog renews the lease
 	 * @param fencingToken the hold's fencing token
+	 * @param mode which lock of the name: {@code exclusive}, {@code read} or
+	 * {@code write} (of its read/write lock), {@code fair}
 	 */
 	public record HeldLockDescriptor(String name, String key, String owner, boolean handle, String thread,
 			int holdCount, String heldSince, long leaseMs, @Nullable Long remainingLeaseMs, boolean watchdog,
-			long fencingToken) {
+			long fencingToken, String mode) {
 
 		static HeldLockDescriptor of(HeldLock lock, @Nullable Long remainingLeaseMs) {
 			return new HeldLockDescriptor(lock.name(), lock.key(), lock.owner(), lock.handle(), lock.thread(),
 					lock.holdCount(), lock.heldSince().toString(), lock.lease().toMillis(), remainingLeaseMs,
-					lock.watchdog(), lock.fencingToken());
+					lock.watchdog(), lock.fencingToken(), lock.mode());
 		}
 
 	}

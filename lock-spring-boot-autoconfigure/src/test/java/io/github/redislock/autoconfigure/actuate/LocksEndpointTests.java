@@ -9,6 +9,7 @@ import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HeldLockDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
@@ -190,6 +191,57 @@ class LocksEndpointTests {
 			assertThat(free.holders()).isEmpty();
 			assertThat(free.fencingToken()).isNull();
 			assertThat(free.remainingLeaseMs()).isNull();
+		});
+	}
+
+	@Test
+	void describesTheReadWriteAndFairLocksOfANameWithTheirReadersWritersAndQueue() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			LettuceConnectionFactory otherConnection = redis.newConnectionFactory();
+			try (RedisLockClient otherInstance = RedisLockClient.builder(otherConnection).build()) {
+				RedisReadWriteLock here = client.getReadWriteLock("stock:1");
+				here.readLock().lock();
+				CompletableFuture<LockHandle> writer = otherInstance.getReadWriteLock("stock:1")
+					.acquireWriteAsync(Duration.ofSeconds(20), null);
+				RedisLock fairElsewhere = otherInstance.getFairLock("stock:1");
+				CompletableFuture.runAsync(() -> fairElsewhere.lock(Duration.ofSeconds(20))).join();
+				CompletableFuture<Boolean> fairWaiter = CompletableFuture.supplyAsync(() -> {
+					try {
+						return client.getFairLock("stock:1").tryLock(20, TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+					LockDescriptor lock = endpoint.lock(new String[] { "stock:1" });
+					assertThat(lock.locked()).as("the exclusive lock of the name").isFalse();
+					assertThat(lock.readWrite()).isNotNull().satisfies((readWrite) -> {
+						assertThat(readWrite.key()).isEqualTo("lock:{stock:1}:rw");
+						assertThat(readWrite.readers()).singleElement()
+							.satisfies((reader) -> assertThat(reader.thisInstance()).isTrue());
+						assertThat(readWrite.writer()).isNull();
+						assertThat(readWrite.waitingWriters()).isOne();
+						assertThat(readWrite.readToken()).isPositive();
+					});
+					assertThat(lock.fair()).isNotNull().satisfies((fair) -> {
+						assertThat(fair.holders()).singleElement()
+							.satisfies((holder) -> assertThat(holder.thisInstance()).isFalse());
+						assertThat(fair.queueLength()).isOne();
+					});
+					assertThat(lock.heldHere()).extracting(HeldLockDescriptor::mode).containsExactly("read");
+				});
+				assertThat(endpoint.locks().held()).extracting(HeldLockDescriptor::mode).containsExactly("read");
+				here.readLock().unlock();
+				writer.get(10, TimeUnit.SECONDS).release();
+				fairElsewhere.forceUnlock();
+				assertThat(fairWaiter.get(10, TimeUnit.SECONDS)).isTrue();
+			}
+			finally {
+				otherConnection.destroy();
+			}
 		});
 	}
 

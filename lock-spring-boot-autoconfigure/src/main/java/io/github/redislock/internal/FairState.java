@@ -1,0 +1,19 @@
+package io.github.redislock.internal;
+
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What Redis holds for one fair lock, whoever holds it.
+ *
+ * @param name the lock's name
+ * @param key its hash's Redis key
+ * @param holders hold count by owner; empty when free
+ * @param fencingToken the holder's fencing token, or {@code null} when free
+ * @param queued waiters in its queue, on any instance
+ * @param remainingLeaseMillis what is left of the lease: -2 when free
+ */
+public record FairState(String name, String key, Map<String, Integer> holders, @Nullable Long fencingToken, long queued,
+		long remainingLeaseMillis) {
+}

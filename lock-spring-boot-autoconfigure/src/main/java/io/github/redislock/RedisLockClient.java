@@ -83,16 +83,17 @@ public interface RedisLockClient extends AutoCloseable {
 	 * wakes only the waiter whose turn it is.</li>
 	 * <li>{@code unlock(holdAtLeast)} is not supported yet.</li>
 	 * </ul>
-	 * Its keys are {@code <key-prefix>{<name>}:fair} and two sorted sets beside it (the
-	 * queue and the waiters' heartbeats), in the same cluster slot, every one expiring;
-	 * it is independent of {@link #getLock(String)} of the same name.
+	 * Its {@link RedisFairLock#tryAcquire} and {@link RedisFairLock#acquireAsync} give
+	 * {@link LockHandle}s. Its keys are {@code <key-prefix>{<name>}:fair} and two sorted
+	 * sets beside it (the queue and the waiters' heartbeats), in the same cluster slot,
+	 * every one expiring; it is independent of {@link #getLock(String)} of the same name.
 	 * @param name the lock's name; not blank and without '{' or '}'
 	 * @throws IllegalArgumentException if the name is not usable
 	 * @throws UnsupportedOperationException if this client has no fair locks (the default
 	 * for implementations other than the library's own)
 	 * @since 0.1.0
 	 */
-	default RedisLock getFairLock(String name) {
+	default RedisFairLock getFairLock(String name) {
 		throw new UnsupportedOperationException(getClass().getName() + " has no fair locks");
 	}
 

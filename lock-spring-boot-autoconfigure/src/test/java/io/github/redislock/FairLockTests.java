@@ -235,6 +235,31 @@ class FairLockTests {
 	}
 
 	@Test
+	void handlesQueueInTurnAndACancelledOneLeavesTheQueue() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		RedisFairLock lock = this.clients.newClient().getFairLock(name);
+		holder.lock();
+		List<CompletableFuture<LockHandle>> handles = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			handles.add(lock.acquireAsync(Duration.ofSeconds(20), null));
+			int queuedNow = i + 1;
+			await().atMost(Duration.ofSeconds(10)).until(() -> queued(name) == queuedNow);
+		}
+		handles.get(1).cancel(false);
+		await().atMost(Duration.ofSeconds(1)).until(() -> queued(name) == 2);
+		assertThat(lock.tryAcquire(Duration.ZERO, null)).as("nobody passes the queue").isEmpty();
+		holder.unlock();
+		LockHandle first = handles.get(0).get(10, TimeUnit.SECONDS);
+		assertThat(handles.get(2)).isNotDone();
+		CompletableFuture.runAsync(first::release).get(10, TimeUnit.SECONDS);
+		LockHandle third = handles.get(2).get(10, TimeUnit.SECONDS);
+		assertThat(third.fencingToken()).isGreaterThan(first.fencingToken());
+		third.release();
+		assertNoKeysOf(name);
+	}
+
+	@Test
 	void manyWaitersThatTimeOutLeaveNoKeyBehind() throws Exception {
 		String name = LockTestClients.uniqueName();
 		RedisLock holder = this.clients.newClient().getFairLock(name);

@@ -183,6 +183,63 @@ class ReadWriteLockTests {
 	}
 
 	@Test
+	void aReaderArrivingAmongBusyWritersGetsInAfterTheCurrentWrite() throws Exception {
+		String name = LockTestClients.uniqueName();
+		List<RedisReadWriteLock> writerLocks = List.of(this.clients.newClient().getReadWriteLock(name),
+				this.clients.newClient().getReadWriteLock(name));
+		RedisLockClient readerClient = this.clients.newClient();
+		RedisReadWriteLock readerLock = readerClient.getReadWriteLock(name);
+		RedisLock warmUp = readerClient.getLock(LockTestClients.uniqueName());
+		warmUp.lock();
+		warmUp.unlock();
+		AtomicBoolean stop = new AtomicBoolean();
+		AtomicLong readerAskedAt = new AtomicLong(Long.MAX_VALUE);
+		AtomicInteger startedAfterTheReaderAsked = new AtomicInteger();
+		AtomicInteger writeSections = new AtomicInteger();
+		ExecutorService threads = Executors.newFixedThreadPool(4);
+		List<Future<?>> writers = new ArrayList<>();
+		try {
+			for (int t = 0; t < 4; t++) {
+				RedisLock write = writerLocks.get(t % 2).writeLock();
+				writers.add(threads.submit(() -> {
+					while (!stop.get()) {
+						write.lock();
+						try {
+							if (System.nanoTime() > readerAskedAt.get()) {
+								startedAfterTheReaderAsked.incrementAndGet();
+							}
+							writeSections.incrementAndGet();
+							spin(10_000);
+						}
+						finally {
+							write.unlock();
+						}
+					}
+					return null;
+				}));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> writeSections.get() >= 20);
+			readerAskedAt.set(System.nanoTime());
+			boolean acquired = readerLock.readLock().tryLock(15, TimeUnit.SECONDS);
+			int startedBeforeTheRead = startedAfterTheReaderAsked.get();
+			stop.set(true);
+			assertThat(acquired).isTrue();
+			readerLock.readLock().unlock();
+			// the write under way, and perhaps one that raced the reader's first attempt;
+			// with writers always first, the reader would wait until they all stopped
+			assertThat(startedBeforeTheRead).isLessThanOrEqualTo(3);
+			for (Future<?> writer : writers) {
+				writer.get(30, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			stop.set(true);
+			threads.shutdownNow();
+		}
+		assertNoKeysOf(name);
+	}
+
+	@Test
 	void theHolderOfTheWriteLockDowngradesToReadAndOthersMayThenReadButNotWrite() throws Exception {
 		String name = LockTestClients.uniqueName();
 		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(name);

@@ -75,9 +75,9 @@ public @interface DistributedLock {
 	String[] key() default {};
 
 	/**
-	 * Which lock of the name to take: the exclusive lock (the default), or the read or
-	 * write lock of the name's read/write lock, which is a lock apart from the exclusive
-	 * one. See {@link LockMode}.
+	 * Which lock of the name to take: the exclusive lock (the default), the read or write
+	 * lock of the name's read/write lock, or its fair lock; each is a lock apart from the
+	 * others. See {@link LockMode}.
 	 * @since 0.1.0
 	 */
 	LockMode mode() default LockMode.EXCLUSIVE;

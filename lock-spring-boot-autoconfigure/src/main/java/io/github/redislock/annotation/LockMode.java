@@ -28,6 +28,13 @@ public enum LockMode {
 	 * method holding it may call a {@code READ} method on the same name (a downgrade).
 	 * Same restrictions as {@link #READ}.
 	 */
-	WRITE
+	WRITE,
+
+	/**
+	 * The fair lock of the name ({@code RedisLockClient.getFairLock}): one caller at a
+	 * time, in the order they asked, across all instances. Same restrictions as
+	 * {@link #READ}.
+	 */
+	FAIR
 
 }

@@ -50,6 +50,7 @@ final class AcquiredLocks {
 				case EXCLUSIVE -> client.getLock(name);
 				case READ -> client.getReadWriteLock(name).readLock();
 				case WRITE -> client.getReadWriteLock(name).writeLock();
+				case FAIR -> client.getFairLock(name);
 			};
 			return lock.tryLock(remaining, leaseTime) ? new ThreadHeld(lock) : null;
 		});

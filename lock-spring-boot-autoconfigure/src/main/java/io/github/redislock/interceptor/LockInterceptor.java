@@ -109,8 +109,9 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	@Nullable private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation)
 			throws Throwable {
 		List<String> toTake = names;
-		// only exclusive locks are held until completion; a read/write lock of the same
-		// name is another lock
+		// only exclusive locks are held until completion; a read/write or fair lock of
+		// the
+		// same name is another lock
 		boolean exclusive = operation.getMode() == LockMode.EXCLUSIVE;
 		for (String name : exclusive ? names : List.<String>of()) {
 			if (heldUntilCompletion(name)) {

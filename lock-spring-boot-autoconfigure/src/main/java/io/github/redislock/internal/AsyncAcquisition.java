@@ -41,6 +41,9 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private final Owner owner;
 
+	// the queue's release messages when the last attempt began, -1 before it has a queue
+	private volatile long messagesBefore = -1;
+
 	private final Lease lease;
 
 	private final Wait wait;
@@ -143,6 +146,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			return;
 		}
 		int tokens = (queue != null && queue.hasOthers()) ? this.passTokens : 1;
+		this.messagesBefore = (queue != null) ? queue.messages() : -1;
 		this.commands.acquireAsync(this.keys, this.owner, this.lease, tokens, !this.wait.isNone(), budget())
 			.whenComplete((reply, failure) -> {
 				// A grant sends nothing more: it may be handled where it arrived. Any
@@ -268,7 +272,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 				return;
 			}
 		}
-		queue.sleep(this);
+		queue.sleep(this, this.messagesBefore);
 	}
 
 	private void complete(Hold hold) {

@@ -12,9 +12,9 @@ import io.github.redislock.RedisLock;
 
 /**
  * A lock name bound to its client's engine. Holds no state, so creating one per call is
- * free.
+ * free. Extended only by {@link DefaultRedisFairLock}, which adds handles.
  */
-final class DefaultRedisLock implements RedisLock {
+class DefaultRedisLock implements RedisLock {
 
 	private final LockKeys keys;
 
@@ -38,6 +38,10 @@ final class DefaultRedisLock implements RedisLock {
 		this.engine = engine;
 		this.watchdogLease = watchdogLease;
 		this.excludedHolds = excludedHolds;
+	}
+
+	final LockKeys keys() {
+		return this.keys;
 	}
 
 	@Override

@@ -26,6 +26,7 @@ import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
+import io.github.redislock.RedisFairLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisReadWriteLock;
 
@@ -91,6 +92,9 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 						+ "; remove the other client from the class path or define a LettuceConnectionFactory bean");
 		this.keyPrefix = keyPrefix;
 		this.maxLocalPasses = maxLocalPasses;
+		// every kind reads its scripts from the class path once, here: not at the first
+		// lock call, which may run on a thread that must not block (a reactive one)
+		List.of(ExclusiveLock.INSTANCE, ReadWriteLocks.READ, ReadWriteLocks.WRITE, FairLock.INSTANCE);
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
 				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
@@ -124,9 +128,9 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
-	public RedisLock getFairLock(String name) {
+	public RedisFairLock getFairLock(String name) {
 		LockArguments.checkName(name);
-		return new DefaultRedisLock(LockKeys.fair(this.keyPrefix, name), this.engine, this.watchdogLease);
+		return new DefaultRedisFairLock(LockKeys.fair(this.keyPrefix, name), this.engine, this.watchdogLease, this);
 	}
 
 	@Override

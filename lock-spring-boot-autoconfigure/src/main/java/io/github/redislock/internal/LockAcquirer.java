@@ -93,13 +93,14 @@ final class LockAcquirer {
 		try {
 			LockReply first = null;
 			long holdOff = queue.holdOffNanos(owner);
+			long messagesBefore = queue.messages();
 			if (holdOff == 0) {
 				first = attempts.next(true);
 				if (first instanceof LockReply.Granted granted) {
 					return grants.apply(granted);
 				}
 			}
-			return await(queue, attempts, first, holdOff, interruptible, grants);
+			return await(queue, attempts, first, holdOff, messagesBefore, interruptible, grants);
 		}
 		finally {
 			this.queues.exit(queue);
@@ -107,7 +108,8 @@ final class LockAcquirer {
 	}
 
 	private @Nullable Hold await(WaitQueue queue, Attempts attempts, @Nullable LockReply first, long firstHoldOff,
-			boolean interruptible, Function<LockReply.Granted, Hold> grants) throws InterruptedException {
+			long firstMessagesBefore, boolean interruptible, Function<LockReply.Granted, Hold> grants)
+			throws InterruptedException {
 		// joining does not give way to an interrupt (it would leave a half-made
 		// subscription); one that came meanwhile ends the wait here. A waiter for a pass
 		// joins too: the holder may free the lock in Redis instead, and say so there.
@@ -116,6 +118,7 @@ final class LockAcquirer {
 		queue.startWaiting();
 		boolean interrupted = false;
 		SleepingThread sleeper = new SleepingThread(queue, attempts.owner, attempts.lease.watchdog());
+		sleeper.messagesBefore = firstMessagesBefore;
 		try {
 			if (interruptible && Thread.interrupted()) {
 				throw new InterruptedException();
@@ -130,6 +133,7 @@ final class LockAcquirer {
 				if (tryNow) {
 					holdOff = queue.holdOffNanos(attempts.owner);
 					if (holdOff == 0) {
+						sleeper.messagesBefore = queue.messages();
 						result = attempts.next(true);
 						if (result instanceof LockReply.Granted granted) {
 							return grants.apply(granted);
@@ -192,6 +196,9 @@ final class LockAcquirer {
 
 		@Nullable private volatile Hold passed;
 
+		// the queue's release messages when its last attempt began
+		long messagesBefore = -1;
+
 		SleepingThread(WaitQueue queue, Owner owner, boolean passable) {
 			this.queue = queue;
 			this.owner = owner;
@@ -226,7 +233,7 @@ final class LockAcquirer {
 		void sleep(long nanos) throws InterruptedException {
 			// a wake-up that raced the end of the last sleep: spent by the attempt since
 			this.woken.drainPermits();
-			this.queue.sleep(this);
+			this.queue.sleep(this, this.messagesBefore);
 			boolean wokenUp = false;
 			try {
 				wokenUp = this.woken.tryAcquire(nanos, TimeUnit.NANOSECONDS);

@@ -64,7 +64,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return RedisCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
-					owner.id(), Integer.toString(holdsBefore))
+					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0")
 			.thenApply(ReadWriteLocks::acquired);
 	}
 

@@ -91,8 +91,22 @@ final class WaitQueue {
 	 * asleep.
 	 */
 	void sleep(Waiter waiter) {
+		sleep(waiter, -1);
+	}
+
+	/**
+	 * Puts the waiter to sleep as {@link #sleep(Waiter)} does; for a lock every waiter
+	 * may share (readers), also wakes it at once when a release message came since its
+	 * last attempt began: one kept pending wake-up would let only the first of them
+	 * retry.
+	 * @param messagesBefore {@link #messages()} when its last attempt began, or -1
+	 */
+	void sleep(Waiter waiter, long messagesBefore) {
 		synchronized (this) {
-			if (this.pendingWakeFor != null && this.pendingWakeFor.equals(waiter.owner().id())) {
+			if (messagesBefore >= 0 && this.messages != messagesBefore && this.keys.kind().wakesAllWaiters()) {
+				// woken below, outside the lock
+			}
+			else if (this.pendingWakeFor != null && this.pendingWakeFor.equals(waiter.owner().id())) {
 				this.pendingWakeFor = null;
 			}
 			else if (!this.pendingWake) {

@@ -12,8 +12,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The write side of a read/write lock (see {@link ReadWriteLocks}): one owner, and no
  * reader other than that owner itself (a downgrade). A writer that waits keeps new
  * readers out by a mark it renews each time it asks again, so readers cannot starve it; a
- * writer that stops waiting (gave up, or its JVM died) stops keeping them out when its
- * mark ends.
+ * writer that stops waiting withdraws its mark, and one whose JVM died stops keeping
+ * readers out when its mark ends. The readers kept out while a writer wrote get a short
+ * turn after it, ahead of the writers waiting, so writers cannot starve readers.
  */
 final class WriteLock implements ReadWriteLocks.Side {
 
@@ -25,6 +26,13 @@ final class WriteLock implements ReadWriteLocks.Side {
 
 	/** How often a waiting writer asks again at least, renewing its mark. */
 	static final long WAITING_RECHECK_MILLIS = WAITING_MARK_MILLIS / 3;
+
+	/**
+	 * How long the readers kept out while a writer wrote may come in after it, ahead of
+	 * the writers waiting: the time their clients need to hear of the release and ask. So
+	 * a stream of writers cannot starve readers either.
+	 */
+	static final long READ_TURN_MILLIS = 20;
 
 	/** Acquire or re-enter: the fencing token, or minus how long to wait at most. */
 	private static final RedisScript<Long> LOCK = LockScripts.load("write-lock.lua", Long.class);
@@ -79,7 +87,7 @@ final class WriteLock implements ReadWriteLocks.Side {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Integer.toString(holdsBefore), ReadWriteLocks.readersChannel(keys.lockKey()),
-					ReadWriteLocks.writersChannel(keys.lockKey()))
+					ReadWriteLocks.writersChannel(keys.lockKey()), Long.toString(READ_TURN_MILLIS))
 			.thenApply(ReadWriteLocks::released);
 	}
 

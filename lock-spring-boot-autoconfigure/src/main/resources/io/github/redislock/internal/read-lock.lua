@@ -1,10 +1,13 @@
 -- Acquires or re-enters the read side of a read/write lock: many owners read at once, or one writes.
 -- KEYS[1] the lock hash: "r:<owner>" an owner's read holds, "rn" how many owners read, "rt" the read
---   phase's fencing token, "writer" the owner that writes, "w:<owner>" its write holds, "wt" its token
+--   phase's fencing token, "writer" the owner that writes, "w:<owner>" its write holds, "wt" its token,
+--   "readers-waiting" set when a reader was kept out, "read-turn" until when (server ms) the readers that
+--   waited may come in ahead of the writers waiting (see write-unlock.lua)
 -- KEYS[2] when each reader's lease ends (sorted set: member = owner, score = Redis server time in ms)
 -- KEYS[3] the writers waiting (sorted set: member = owner, score = when its wait mark ends, in ms)
 -- KEYS[4] the fencing counter of the slot
--- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the read holds this owner believes it has
+-- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the read holds this owner believes it has,
+-- ARGV[4] 1 when the caller waits if it cannot read now, else 0
 -- Returns the read phase's fencing token (> 0) when acquired, else minus how long to wait at most (ms).
 -- A reader's token is the counter's value when the read phase began: every write granted before the
 -- read has a token at most that, every write granted after it a greater one.
@@ -33,15 +36,22 @@ local reading = redis.call('hexists', KEYS[1], field) == 1
 if not reading then
   local writer = redis.call('hget', KEYS[1], 'writer')
   if writer and writer ~= ARGV[2] then
+    -- its release lets the readers kept out in before the next writer
+    if ARGV[4] == '1' then
+      redis.call('hset', KEYS[1], 'readers-waiting', 1)
+    end
     local ttl = redis.call('pttl', KEYS[1])
     return (ttl > 0) and -ttl or 0
   end
-  if not writer then
+  if not writer and tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0') <= now then
     -- writers are not starved: a new reader waits behind any writer waiting (an owner that reads
     -- already re-enters at once, and a writer downgrading reads at once)
     redis.call('zremrangebyscore', KEYS[3], '-inf', now)
     local last = redis.call('zrange', KEYS[3], -1, -1, 'WITHSCORES')
     if last[2] then
+      if ARGV[4] == '1' and redis.call('exists', KEYS[1]) == 1 then
+        redis.call('hset', KEYS[1], 'readers-waiting', 1)
+      end
       return -math.max(1, tonumber(last[2]) - now)
     end
   end

@@ -29,8 +29,11 @@ if redis.call('hexists', KEYS[1], field) == 1 then
   return tonumber(redis.call('hget', KEYS[1], 'wt'))
 end
 local writer = redis.call('hget', KEYS[1], 'writer')
-if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 then
+-- the readers that waited for the last writer have their turn first (see write-unlock.lua)
+local turn = tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0')
+if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 and turn <= now then
   local token = redis.call('incrby', KEYS[4], 1)
+  redis.call('hdel', KEYS[1], 'read-turn')
   redis.call('hset', KEYS[1], 'writer', ARGV[2], field, 1, 'wt', token)
   redis.call('pexpire', KEYS[1], lease)
   redis.call('zrem', KEYS[3], ARGV[2])
@@ -47,6 +50,8 @@ end
 local wait = tonumber(ARGV[6])
 if writer then
   wait = math.min(wait, math.max(1, redis.call('pttl', KEYS[1])))
+elseif turn > now and redis.call('hexists', KEYS[1], 'rn') == 0 then
+  wait = math.min(wait, turn - now)
 else
   -- readers: until the first of their leases ends, when a dead one is purged
   local first = redis.call('zrange', KEYS[2], 0, 0, 'WITHSCORES')

@@ -1,8 +1,13 @@
 -- Releases one write hold of a read/write lock (see read-lock.lua).
 -- KEYS[1] the lock hash, KEYS[2] the readers' lease ends
 -- ARGV[1] owner, ARGV[2] the write holds this owner believes it has, ARGV[3] the channel readers wait
--- on, ARGV[4] the channel writers wait on
+-- on, ARGV[4] the channel writers wait on, ARGV[5] how long the readers kept out while it wrote may come
+-- in ahead of the writers waiting (ms): so that a stream of writers cannot starve them
 -- Returns the holds left (> 0), 0 when this owner no longer writes, -1 when it held no write hold here.
+if redis.replicate_commands then
+  -- Redis before 7 replicates scripts verbatim unless told: TIME (below) would forbid the writes
+  redis.replicate_commands()
+end
 local field = 'w:' .. ARGV[1]
 if redis.call('hexists', KEYS[1], field) == 0 then
   return -1
@@ -13,7 +18,17 @@ if left > 0 then
   return left
 end
 redis.call('hdel', KEYS[1], field, 'writer', 'wt')
-if redis.call('hexists', KEYS[1], 'rn') == 0 then
+local readersWaiting = redis.call('hdel', KEYS[1], 'readers-waiting') == 1
+if readersWaiting then
+  local time = redis.call('time')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local turn = tonumber(ARGV[5])
+  redis.call('hset', KEYS[1], 'read-turn', now + turn)
+  if redis.call('hexists', KEYS[1], 'rn') == 0 then
+    -- nobody holds it: it lasts as long as the turn, unless a reader comes in
+    redis.call('pexpire', KEYS[1], turn)
+  end
+elseif redis.call('hexists', KEYS[1], 'rn') == 0 then
   redis.call('del', KEYS[1], KEYS[2])
 end
 -- with readers left (the writer downgraded), other readers may join them now

@@ -7,6 +7,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.LockNotAcquiredException;
+import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -23,12 +24,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code @DistributedLock(mode = READ | WRITE)} on real beans against a real Redis: the
- * read/write lock of the name is taken, readers are inside together, a writer excludes
- * them, a write method may call a read method (downgrade) but not the other way round,
- * and what read/write locks cannot do yet fails start-up.
+ * {@code @DistributedLock(mode = READ | WRITE | FAIR)} on real beans against a real
+ * Redis: the read/write lock of the name is taken, readers are inside together, a writer
+ * excludes them, a write method may call a read method (downgrade) but not the other way
+ * round; the fair lock of the name is taken in turn; and what these locks cannot do yet
+ * fails start-up.
  */
-class ReadWriteLockAnnotationTests {
+class LockModeAnnotationTests {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -81,6 +83,25 @@ class ReadWriteLockAnnotationTests {
 					context.getBean(RedisLockClient.class).getReadWriteLock("prices:" + region).readLock().isLocked())
 				.isFalse();
 			assertThat(context.getBean(Prices.class).readNow(region)).isEqualTo("read prices:" + region);
+		});
+	}
+
+	@Test
+	void aFairMethodTakesTheFairLockOfTheNameAndCallersGetItInTurn() {
+		run((context) -> {
+			String region = unique();
+			Prices prices = context.getBean(Prices.class);
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			assertThat(prices.publishInTurn(region)).isEqualTo("fair prices:" + region);
+			// taken elsewhere, a caller waits in the queue and gets it when released
+			RedisLock elsewhere = client.getFairLock("prices:" + region);
+			CompletableFuture.runAsync(() -> elsewhere.lock(java.time.Duration.ofSeconds(20))).join();
+			CompletableFuture<String> caller = CompletableFuture.supplyAsync(() -> prices.publishInTurn(region));
+			org.awaitility.Awaitility.await()
+				.atMost(java.time.Duration.ofSeconds(10))
+				.until(() -> client.getFairLock("prices:" + region).isLocked() && !caller.isDone());
+			elsewhere.forceUnlock();
+			assertThat(caller.get(20, TimeUnit.SECONDS)).isEqualTo("fair prices:" + region);
 		});
 	}
 
@@ -173,6 +194,13 @@ class ReadWriteLockAnnotationTests {
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 			}
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.FAIR, waitTime = "20s")
+		public String publishInTurn(String region) {
+			String name = "prices:" + region;
+			return this.client.getFairLock(name).isHeldByCurrentThread() && !this.client.getLock(name).isLocked()
+					? "fair " + name : "not the fair lock";
 		}
 
 		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE, waitTime = "0")

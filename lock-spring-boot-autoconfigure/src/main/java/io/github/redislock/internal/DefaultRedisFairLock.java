@@ -1,0 +1,36 @@
+package io.github.redislock.internal;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.LockHandle;
+import io.github.redislock.RedisFairLock;
+
+/**
+ * A fair lock name bound to its client: a {@link DefaultRedisLock} of the
+ * {@link FairLock} kind whose handles are made as the client makes them for exclusive
+ * locks. Holds no state.
+ */
+final class DefaultRedisFairLock extends DefaultRedisLock implements RedisFairLock {
+
+	private final DefaultRedisLockClient client;
+
+	DefaultRedisFairLock(LockKeys keys, LockEngine engine, Lease watchdogLease, DefaultRedisLockClient client) {
+		super(keys, engine, watchdogLease);
+		this.client = client;
+	}
+
+	@Override
+	public Optional<LockHandle> tryAcquire(Duration waitTime, @Nullable Duration leaseTime) {
+		return this.client.tryAcquire(keys(), waitTime, leaseTime);
+	}
+
+	@Override
+	public CompletableFuture<LockHandle> acquireAsync(Duration waitTime, @Nullable Duration leaseTime) {
+		return this.client.acquireAsync(keys(), waitTime, leaseTime, null);
+	}
+
+}

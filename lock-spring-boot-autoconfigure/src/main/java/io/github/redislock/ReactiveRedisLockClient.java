@@ -91,6 +91,36 @@ public interface ReactiveRedisLockClient {
 	<T> Flux<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Flux<T> action);
 
 	/**
+	 * The read lock of the name's read/write lock (see
+	 * {@link RedisLockClient#getReadWriteLock}), for pipelines.
+	 * @throws IllegalArgumentException if the name is not usable
+	 * @throws UnsupportedOperationException for implementations other than the library's
+	 * own
+	 * @since 0.1.0
+	 */
+	default ReactiveLock readLock(String name) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no read/write locks");
+	}
+
+	/**
+	 * The write lock of the name's read/write lock, for pipelines; see
+	 * {@link #readLock(String)}.
+	 * @since 0.1.0
+	 */
+	default ReactiveLock writeLock(String name) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no read/write locks");
+	}
+
+	/**
+	 * The fair lock of the name (see {@link RedisLockClient#getFairLock}), for pipelines:
+	 * taken in the order the pipelines asked.
+	 * @since 0.1.0
+	 */
+	default ReactiveLock fairLock(String name) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no fair locks");
+	}
+
+	/**
 	 * Creates a reactive client on the engine of the given client: same Redis, same key
 	 * prefix, same watchdog, metrics and endpoint. It owns nothing of its own; close the
 	 * given client when done.

@@ -18,8 +18,9 @@ public enum LockMode {
 	 * ({@code RedisLockClient.getReadWriteLock}): shared with other {@code READ} callers,
 	 * never with a {@code WRITE} one. A method holding it cannot call a {@code WRITE}
 	 * method on the same name (the upgrade throws {@link IllegalMonitorStateException} at
-	 * once). Methods returning {@code CompletionStage}, {@code Mono} or {@code Flux} are
-	 * refused at start-up for now, as is {@code holdAtLeast}.
+	 * once). A method returning a {@code CompletionStage} holds it, by a handle, until
+	 * that completes. Methods returning {@code Mono} or {@code Flux} are refused at
+	 * start-up for now, as is {@code holdAtLeast}.
 	 */
 	READ,
 

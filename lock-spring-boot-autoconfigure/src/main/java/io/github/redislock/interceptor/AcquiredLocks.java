@@ -46,12 +46,7 @@ final class AcquiredLocks {
 	static AcquiredLocks forThread(RedisLockClient client, List<String> names, LockMode mode, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		return acquire(names, waitTime, (name, remaining) -> {
-			RedisLock lock = switch (mode) {
-				case EXCLUSIVE -> client.getLock(name);
-				case READ -> client.getReadWriteLock(name).readLock();
-				case WRITE -> client.getReadWriteLock(name).writeLock();
-				case FAIR -> client.getFairLock(name);
-			};
+			RedisLock lock = lock(client, mode, name);
 			return lock.tryLock(remaining, leaseTime) ? new ThreadHeld(lock) : null;
 		});
 	}
@@ -61,10 +56,24 @@ final class AcquiredLocks {
 	 * @throws LockNotAcquiredException if a lock was not acquired within the wait, or the
 	 * wait was interrupted (the interrupt status is then set again)
 	 */
-	static AcquiredLocks forHandles(RedisLockClient client, List<String> names, Duration waitTime,
+	static AcquiredLocks forHandles(RedisLockClient client, List<String> names, LockMode mode, Duration waitTime,
 			@Nullable Duration leaseTime) {
-		return acquire(names, waitTime,
-				(name, remaining) -> client.tryAcquire(name, remaining, leaseTime).map(HandleHeld::new).orElse(null));
+		return acquire(names, waitTime, (name, remaining) -> (switch (mode) {
+			case EXCLUSIVE -> client.tryAcquire(name, remaining, leaseTime);
+			case READ -> client.getReadWriteLock(name).tryAcquireRead(remaining, leaseTime);
+			case WRITE -> client.getReadWriteLock(name).tryAcquireWrite(remaining, leaseTime);
+			case FAIR -> client.getFairLock(name).tryAcquire(remaining, leaseTime);
+		}).map(HandleHeld::new).orElse(null));
+	}
+
+	/** The thread-owned lock of the name that the mode takes. */
+	static RedisLock lock(RedisLockClient client, LockMode mode, String name) {
+		return switch (mode) {
+			case EXCLUSIVE -> client.getLock(name);
+			case READ -> client.getReadWriteLock(name).readLock();
+			case WRITE -> client.getReadWriteLock(name).writeLock();
+			case FAIR -> client.getFairLock(name);
+		};
 	}
 
 	private static AcquiredLocks acquire(List<String> names, Duration waitTime, Taker taker) {

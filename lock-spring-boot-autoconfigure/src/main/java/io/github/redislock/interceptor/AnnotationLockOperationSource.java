@@ -174,23 +174,15 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		}
 		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
 		checkReturnType(method, annotation.ifLocked(), fallback, where);
-		checkMode(method, annotation.mode(), holdAtLeast, where);
+		checkMode(annotation.mode(), holdAtLeast, where);
 		return new LockOperation(method, name, keys, waitTime, leaseTime, annotation.ifLocked(), fallback,
 				annotation.ifLeaseLost(), holdAtLeast, annotation.mode());
 	}
 
 	// what read/write locks cannot do yet is refused here rather than at the first call
-	private static void checkMode(Method method, LockMode mode, Duration holdAtLeast, String where) {
+	private static void checkMode(LockMode mode, Duration holdAtLeast, String where) {
 		if (mode == LockMode.EXCLUSIVE) {
 			return;
-		}
-		Class<?> returnType = method.getReturnType();
-		if (CompletionStage.class.isAssignableFrom(returnType) || ReactiveTypes.isMono(returnType)
-				|| ReactiveTypes.isFlux(returnType) || KotlinDetector.isSuspendingFunction(method)) {
-			throw new InvalidLockAnnotationException(
-					where + ": mode = " + mode + " is not supported yet on a method that returns "
-							+ returnType.getSimpleName() + " (read/write locks are owned by threads for now)",
-					"Use mode = EXCLUSIVE here, or take the lock in a method that returns its result directly");
 		}
 		if (!holdAtLeast.isZero()) {
 			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,

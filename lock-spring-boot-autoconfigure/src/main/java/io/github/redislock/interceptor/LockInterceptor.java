@@ -108,28 +108,25 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	// for longer than this one runs
 	@Nullable private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation)
 			throws Throwable {
+		LockMode mode = operation.getMode();
 		List<String> toTake = names;
-		// only exclusive locks are held until completion; a read/write or fair lock of
-		// the
-		// same name is another lock
-		boolean exclusive = operation.getMode() == LockMode.EXCLUSIVE;
-		for (String name : exclusive ? names : List.<String>of()) {
-			if (heldUntilCompletion(name)) {
+		for (String name : names) {
+			if (heldUntilCompletion(mode, name)) {
 				toTake = new ArrayList<>(names);
-				toTake.removeIf(LockInterceptor::heldUntilCompletion);
+				toTake.removeIf((taken) -> heldUntilCompletion(mode, taken));
 				break;
 			}
 		}
 		AcquiredLocks locks;
 		try {
-			locks = AcquiredLocks.forThread(this.lockClient.get(), toTake, operation.getMode(), operation.getWaitTime(),
+			locks = AcquiredLocks.forThread(this.lockClient.get(), toTake, mode, operation.getWaitTime(),
 					operation.getLeaseTime());
 		}
 		catch (LockNotAcquiredException ex) {
 			return whenNotAcquired(operation, invocation, ex);
 		}
 		Object result;
-		LockScope scope = LockScope.enter(operation, exclusive ? toTake : List.of());
+		LockScope scope = LockScope.enter(operation, scopeNames(mode, toTake));
 		try {
 			result = invocation.proceed();
 		}
@@ -149,12 +146,13 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	// the lock until this call's stage completed too)
 	@Nullable private Object invokeUntilCompletion(LockOperation operation, List<String> names, MethodInvocation invocation)
 			throws Throwable {
+		LockMode mode = operation.getMode();
 		List<String> toTake = new ArrayList<>(names.size());
 		Set<LockScope> sharing = new LinkedHashSet<>();
 		for (String name : names) {
-			LockScope owner = LockScope.owning(name);
+			LockScope owner = LockScope.owning(scopeName(mode, name));
 			if (owner == null) {
-				if (this.lockClient.get().getLock(name).isHeldByCurrentThread()) {
+				if (AcquiredLocks.lock(this.lockClient.get(), mode, name).isHeldByCurrentThread()) {
 					throw cannotReenter(operation, name, "the calling thread holds it (taken with RedisLock), "
 							+ "and only that thread can release it");
 				}
@@ -170,7 +168,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 		AcquiredLocks locks;
 		try {
-			locks = AcquiredLocks.forHandles(this.lockClient.get(), toTake, operation.getWaitTime(),
+			locks = AcquiredLocks.forHandles(this.lockClient.get(), toTake, mode, operation.getWaitTime(),
 					operation.getLeaseTime());
 		}
 		catch (LockNotAcquiredException ex) {
@@ -180,7 +178,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletionStage<?> stage;
-		LockScope scope = LockScope.enter(operation, toTake);
+		LockScope scope = LockScope.enter(operation, scopeNames(mode, toTake));
 		try {
 			stage = (CompletionStage<?>) invocation.proceed();
 		}
@@ -218,9 +216,20 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 	}
 
-	private static boolean heldUntilCompletion(String name) {
-		LockScope owner = LockScope.owning(name);
+	private static boolean heldUntilCompletion(LockMode mode, String name) {
+		LockScope owner = LockScope.owning(scopeName(mode, name));
 		return owner != null && owner.holdsUntilCompletion();
+	}
+
+	// What LockScope knows a lock by: its name for the exclusive lock. The read, write
+	// and fair locks of the name are other locks, told apart by a prefix no lock name
+	// can have (names contain no '{').
+	private static String scopeName(LockMode mode, String name) {
+		return (mode == LockMode.EXCLUSIVE) ? name : "{" + mode + "}" + name;
+	}
+
+	private static List<String> scopeNames(LockMode mode, List<String> names) {
+		return (mode == LockMode.EXCLUSIVE) ? names : names.stream().map((name) -> scopeName(mode, name)).toList();
 	}
 
 	private static IllegalStateException cannotReenter(LockOperation operation, String name, String why) {

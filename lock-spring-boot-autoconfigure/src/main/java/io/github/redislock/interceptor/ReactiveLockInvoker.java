@@ -6,6 +6,7 @@ import java.util.function.Function;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.annotation.IfLeaseLost;
+import io.github.redislock.internal.LockType;
 import io.github.redislock.internal.ReactiveLocks;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -51,8 +52,9 @@ final class ReactiveLockInvoker {
 				return Flux.error(ex);
 			}
 		};
-		Flux<Object> locked = this.locks.withLocks(names, operation.getWaitTime(), operation.getLeaseTime(), policy,
-				() -> proceed(operation, invocation), ifNotAcquired);
+		Flux<Object> locked = this.locks.withLocks(LockType.valueOf(operation.getMode().name()), names,
+				operation.getWaitTime(), operation.getLeaseTime(), policy, () -> proceed(operation, invocation),
+				ifNotAcquired);
 		return operation.returnsMono() ? locked.singleOrEmpty() : locked;
 	}
 

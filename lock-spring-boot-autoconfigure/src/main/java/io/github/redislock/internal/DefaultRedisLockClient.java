@@ -176,6 +176,13 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		return acquireAsync(keys(name), waitTime, leaseTime, continuations);
 	}
 
+	/** Acquires the given lock of the name for a new handle without waiting. */
+	CompletableFuture<LockHandle> acquireAsync(LockType type, String name, Duration waitTime,
+			@Nullable Duration leaseTime, @Nullable Executor continuations) {
+		LockArguments.checkName(name);
+		return acquireAsync(type.keys(this.keyPrefix, name), waitTime, leaseTime, continuations);
+	}
+
 	/**
 	 * Acquires a lock of any kind for a new handle without waiting; see
 	 * {@link #acquireAsync}.

@@ -26,6 +26,7 @@ import org.springframework.util.Assert;
 import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotAcquiredException;
+import io.github.redislock.ReactiveLock;
 import io.github.redislock.ReactiveRedisLockClient;
 import io.github.redislock.RedisLockClient;
 
@@ -69,22 +70,39 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	@Override
 	public Mono<LockHandle> acquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		LockArguments.check(name, waitTime, leaseTime);
-		return acquireChecked(name, waitTime, leaseTime);
+		return new TypedLock(LockType.EXCLUSIVE, name).acquire(waitTime, leaseTime);
 	}
 
 	@Override
 	public <T> Mono<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
-		Assert.notNull(action, "action must not be null");
-		LockArguments.check(name, waitTime, leaseTime);
-		return withLocks(List.of(name), waitTime, leaseTime, CLIENT_POLICY, () -> action, Flux::error).singleOrEmpty();
+		return new TypedLock(LockType.EXCLUSIVE, name).withLock(waitTime, leaseTime, action);
 	}
 
 	@Override
 	public <T> Flux<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
-		Assert.notNull(action, "action must not be null");
-		LockArguments.check(name, waitTime, leaseTime);
-		return withLocks(List.of(name), waitTime, leaseTime, CLIENT_POLICY, () -> action, Flux::error);
+		return new TypedLock(LockType.EXCLUSIVE, name).withLock(waitTime, leaseTime, action);
+	}
+
+	@Override
+	public ReactiveLock readLock(String name) {
+		return new TypedLock(LockType.READ, name);
+	}
+
+	@Override
+	public ReactiveLock writeLock(String name) {
+		return new TypedLock(LockType.WRITE, name);
+	}
+
+	@Override
+	public ReactiveLock fairLock(String name) {
+		return new TypedLock(LockType.FAIR, name);
+	}
+
+	/** Runs the action under the exclusive locks of the names; see the overload. */
+	public <T> Flux<T> withLocks(List<String> names, Duration waitTime, @Nullable Duration leaseTime,
+			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
+			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
+		return withLocks(LockType.EXCLUSIVE, names, waitTime, leaseTime, policy, action, ifNotAcquired);
 	}
 
 	/**
@@ -97,7 +115,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	 * @param ifNotAcquired what to emit instead when a lock stayed taken for the whole
 	 * wait; the locks taken until then are released first
 	 */
-	public <T> Flux<T> withLocks(List<String> names, Duration waitTime, @Nullable Duration leaseTime,
+	public <T> Flux<T> withLocks(LockType type, List<String> names, Duration waitTime, @Nullable Duration leaseTime,
 			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
 			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
 		return Flux.deferContextual((context) -> {
@@ -105,7 +123,16 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			List<String> toTake = new ArrayList<>(names.size());
 			Set<HeldName> holding = new HashSet<>(held);
 			for (String name : names) {
-				if (holding.add(new HeldName(this.client, name))) {
+				if (type == LockType.READ && held.contains(new HeldName(this.client, LockType.WRITE, name))) {
+					// the pipeline writes: a read needs nothing more
+					continue;
+				}
+				if (type == LockType.WRITE && held.contains(new HeldName(this.client, LockType.READ, name))) {
+					return Flux.error(new IllegalMonitorStateException("This pipeline holds the read lock of '" + name
+							+ "' and cannot take its write lock: it would wait for its own read lock. "
+							+ "Take the write lock from the start"));
+				}
+				if (holding.add(new HeldName(this.client, type, name))) {
 					toTake.add(name);
 				}
 			}
@@ -115,18 +142,19 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			}
 			Flux<T> run = Flux.<T>defer(action).contextWrite((inner) -> inner.put(HELD, Set.copyOf(holding)));
 			long start = System.nanoTime();
-			return underLocks(toTake, 0, start, waitTime, leaseTime, policy, run).onErrorResume(NotAcquired.class,
+			return underLocks(type, toTake, 0, start, waitTime, leaseTime, policy, run).onErrorResume(NotAcquired.class,
 					(notAcquired) -> ifNotAcquired.apply(notAcquired.exception));
 		});
 	}
 
-	private <T> Flux<T> underLocks(List<String> names, int index, long start, Duration waitTime,
+	private <T> Flux<T> underLocks(LockType type, List<String> names, int index, long start, Duration waitTime,
 			@Nullable Duration leaseTime, ReleasePolicy policy, Flux<T> run) {
 		if (index == names.size()) {
 			return run;
 		}
 		String name = names.get(index);
-		Mono<LockHandle> acquisition = Mono.defer(() -> acquireChecked(name, remaining(waitTime, start), leaseTime))
+		Mono<LockHandle> acquisition = Mono
+			.defer(() -> acquireChecked(type, name, remaining(waitTime, start), leaseTime))
 			// the configured wait in the message, not what was left of it for this lock
 			.onErrorMap(LockNotAcquiredException.class,
 					(ex) -> new NotAcquired(new LockNotAcquiredException(name, waitTime)));
@@ -134,7 +162,8 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		// signalled by usingWhen's clean-up would reach the subscriber wrapped
 		AtomicReference<Throwable> failedRelease = new AtomicReference<>();
 		return Flux
-			.usingWhen(acquisition, (handle) -> underLocks(names, index + 1, start, waitTime, leaseTime, policy, run),
+			.usingWhen(acquisition,
+					(handle) -> underLocks(type, names, index + 1, start, waitTime, leaseTime, policy, run),
 					(handle) -> release(handle, null, policy, failedRelease),
 					(handle, failure) -> release(handle, failure, policy, failedRelease),
 					(handle) -> release(handle, new CancelledWhileHeld(), policy, failedRelease))
@@ -147,14 +176,15 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	// The sink, not publishOn, moves the result to the scheduler: a sink discards a
 	// handle that arrives after a cancel (and the discard hook gives it back), where
 	// publishOn would drop it silently.
-	private Mono<LockHandle> acquireChecked(String name, Duration waitTime, @Nullable Duration leaseTime) {
+	private Mono<LockHandle> acquireChecked(LockType type, String name, Duration waitTime,
+			@Nullable Duration leaseTime) {
 		return Mono.<LockHandle>create((sink) -> {
 			// this client's own continues where Redis answers, and the result moves to
 			// the
 			// scheduler below: one thread hop per acquisition instead of two
 			CompletableFuture<LockHandle> acquiring = (this.client instanceof DefaultRedisLockClient own)
-					? own.acquireAsync(name, waitTime, leaseTime, Runnable::run)
-					: this.client.acquireAsync(name, waitTime, leaseTime);
+					? own.acquireAsync(type, name, waitTime, leaseTime, Runnable::run)
+					: type.acquireAsync(this.client, name, waitTime, leaseTime);
 			AtomicBoolean cancelled = new AtomicBoolean();
 			sink.onCancel(() -> {
 				cancelled.set(true);
@@ -238,8 +268,59 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	}
 
-	/** A lock held by a pipeline, for re-entry: the same name on the same client. */
-	private record HeldName(RedisLockClient client, String name) {
+	/**
+	 * A lock held by a pipeline, for re-entry: the same lock of a name on the same
+	 * client.
+	 */
+	private record HeldName(RedisLockClient client, LockType type, String name) {
+
+	}
+
+	/** One lock of a name, as the public API hands it out. */
+	private final class TypedLock implements ReactiveLock {
+
+		private final LockType type;
+
+		private final String name;
+
+		TypedLock(LockType type, String name) {
+			LockArguments.checkName(name);
+			this.type = type;
+			this.name = name;
+		}
+
+		@Override
+		public String getName() {
+			return this.name;
+		}
+
+		@Override
+		public Mono<LockHandle> acquire(Duration waitTime, @Nullable Duration leaseTime) {
+			LockArguments.check(this.name, waitTime, leaseTime);
+			return acquireChecked(this.type, this.name, waitTime, leaseTime);
+		}
+
+		@Override
+		public <T> Mono<T> withLock(Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
+			Assert.notNull(action, "action must not be null");
+			LockArguments.check(this.name, waitTime, leaseTime);
+			return withLocks(this.type, List.of(this.name), waitTime, leaseTime, CLIENT_POLICY, () -> action,
+					Flux::error)
+				.singleOrEmpty();
+		}
+
+		@Override
+		public <T> Flux<T> withLock(Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
+			Assert.notNull(action, "action must not be null");
+			LockArguments.check(this.name, waitTime, leaseTime);
+			return withLocks(this.type, List.of(this.name), waitTime, leaseTime, CLIENT_POLICY, () -> action,
+					Flux::error);
+		}
+
+		@Override
+		public String toString() {
+			return "ReactiveLock[" + this.type + " " + this.name + "]";
+		}
 
 	}
 

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -106,15 +107,58 @@ class LockModeAnnotationTests {
 	}
 
 	@Test
-	void aReadOrWriteModeOnAnAsynchronousMethodFailsStartup() {
-		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
-			.withBean(AsyncReader.class)
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).hasStackTraceContaining(
-						"@DistributedLock on AsyncReader.read(String): mode = READ is not supported yet on a method "
-								+ "that returns CompletableFuture");
-			});
+	void asynchronousReadMethodsHoldTheReadLockUntilTheirResultCompletesAndWriteMethodsWait() {
+		run((context) -> {
+			String region = unique();
+			AsyncPrices prices = context.getBean(AsyncPrices.class);
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			RedisReadWriteLock lock = client.getReadWriteLock("prices:" + region);
+			CompletableFuture<String> firstRead = new CompletableFuture<>();
+			CompletableFuture<String> secondRead = new CompletableFuture<>();
+			CompletableFuture<String> first = prices.read(region, firstRead);
+			CompletableFuture<String> second = prices.read(region, secondRead);
+			// both hold the read lock (handles) after their methods returned
+			assertThat(lock.readLock().isLocked()).isTrue();
+			assertThat(lock.tryAcquireWrite(java.time.Duration.ZERO, null)).isEmpty();
+			CompletableFuture<String> write = CompletableFuture
+				.supplyAsync(() -> prices.write(region, CompletableFuture.completedFuture("written")))
+				.thenCompose((stage) -> stage);
+			firstRead.complete("a");
+			assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("a");
+			assertThat(write).isNotDone();
+			secondRead.complete("b");
+			assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo("b");
+			assertThat(write.get(20, TimeUnit.SECONDS)).isEqualTo("written");
+			assertThat(lock.readLock().isLocked() || lock.writeLock().isLocked()).isFalse();
+		});
+	}
+
+	@Test
+	void asynchronousFairMethodsHoldTheFairLockUntilTheirResultCompletes() {
+		run((context) -> {
+			String region = unique();
+			AsyncPrices prices = context.getBean(AsyncPrices.class);
+			RedisLock fair = context.getBean(RedisLockClient.class).getFairLock("prices:" + region);
+			CompletableFuture<String> result = new CompletableFuture<>();
+			CompletableFuture<String> call = prices.inTurn(region, result);
+			assertThat(fair.isLocked()).isTrue();
+			result.complete("done");
+			assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo("done");
+			assertThat(fair.isLocked()).isFalse();
+		});
+	}
+
+	@Test
+	void reactiveMethodsTakeTheReadWriteOrFairLockOfTheNameWhileTheirPipelineRuns() {
+		run((context) -> {
+			String region = unique();
+			ReactivePrices prices = context.getBean(ReactivePrices.class);
+			assertThat(prices.read(region).block(java.time.Duration.ofSeconds(20))).isEqualTo("read lock held");
+			assertThat(prices.write(region).block(java.time.Duration.ofSeconds(20))).isEqualTo("write lock held");
+			assertThat(prices.inTurn(region).block(java.time.Duration.ofSeconds(20))).isEqualTo("fair lock held");
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			assertThat(client.getReadWriteLock("prices:" + region).readLock().isLocked()).isFalse();
+		});
 	}
 
 	@Test
@@ -154,6 +198,16 @@ class LockModeAnnotationTests {
 		@Bean
 		Rebalancer rebalancer(Prices prices) {
 			return new Rebalancer(prices);
+		}
+
+		@Bean
+		AsyncPrices asyncPrices() {
+			return new AsyncPrices();
+		}
+
+		@Bean
+		ReactivePrices reactivePrices(RedisLockClient client) {
+			return new ReactivePrices(client);
 		}
 
 	}
@@ -244,11 +298,51 @@ class LockModeAnnotationTests {
 
 	}
 
-	static class AsyncReader {
+	static class ReactivePrices {
 
-		@DistributedLock(key = "#id", mode = LockMode.READ)
-		public CompletableFuture<String> read(String id) {
-			return CompletableFuture.completedFuture(id);
+		private final RedisLockClient client;
+
+		ReactivePrices(RedisLockClient client) {
+			this.client = client;
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.READ)
+		public reactor.core.publisher.Mono<String> read(String region) {
+			return reactor.core.publisher.Mono
+				.fromCallable(() -> this.client.getReadWriteLock("prices:" + region).readLock().isLocked()
+						? "read lock held" : "not held");
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE)
+		public reactor.core.publisher.Mono<String> write(String region) {
+			return reactor.core.publisher.Mono
+				.fromCallable(() -> this.client.getReadWriteLock("prices:" + region).writeLock().isLocked()
+						? "write lock held" : "not held");
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.FAIR)
+		public reactor.core.publisher.Mono<String> inTurn(String region) {
+			return reactor.core.publisher.Mono.fromCallable(
+					() -> this.client.getFairLock("prices:" + region).isLocked() ? "fair lock held" : "not held");
+		}
+
+	}
+
+	static class AsyncPrices {
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.READ)
+		public CompletableFuture<String> read(String region, CompletableFuture<String> result) {
+			return result;
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE, waitTime = "20s")
+		public CompletableFuture<String> write(String region, CompletableFuture<String> result) {
+			return result;
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.FAIR)
+		public CompletableFuture<String> inTurn(String region, CompletableFuture<String> result) {
+			return result;
 		}
 
 	}

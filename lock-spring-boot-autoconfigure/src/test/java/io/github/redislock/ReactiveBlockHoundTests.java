@@ -140,4 +140,47 @@ class ReactiveBlockHoundTests {
 		});
 	}
 
+	@Test
+	void readWriteAndFairPipelinesThatWaitTimeOutAndGetCancelledNeverBlock() {
+		RedisLockClient client = this.clients.newClient();
+		RedisLockClient otherClient = this.clients.newClient();
+		List<ReactiveRedisLockClient> sides = List.of(ReactiveRedisLockClient.create(client),
+				ReactiveRedisLockClient.create(otherClient));
+		String name = LockTestClients.uniqueName();
+		AtomicInteger ran = new AtomicInteger();
+		List<Throwable> unexpected = new ArrayList<>();
+		Flux<Integer> work = Flux.range(0, 300).flatMap((i) -> {
+			ReactiveRedisLockClient side = sides.get(i % 2);
+			// mostly readers, some writers, and a fair lock of the same name beside them
+			ReactiveLock lock = switch (i % 5) {
+				case 0 -> side.writeLock(name);
+				case 1 -> side.fairLock(name);
+				default -> side.readLock(name);
+			};
+			Duration wait = (i % 10 == 0) ? Duration.ofMillis(5) : Duration.ofSeconds(60);
+			Mono<Integer> locked = lock
+				.withLock(wait, (i % 3 == 0) ? Duration.ofSeconds(10) : null,
+						Mono.delay(Duration.ofMillis(1)).map((tick) -> ran.incrementAndGet()))
+				.onErrorResume(LockNotAcquiredException.class, (ex) -> Mono.empty());
+			if (i % 7 == 0) {
+				// cancelled while waiting or while held
+				locked = locked.timeout(Duration.ofMillis(i % 20), Mono.empty());
+			}
+			return locked.subscribeOn(Schedulers.parallel());
+		}, 50).doOnError(unexpected::add).onErrorResume((ex) -> Flux.empty());
+		work.count().block(Duration.ofSeconds(120));
+		assertThat(violations).isEmpty();
+		assertThat(unexpected).isEmpty();
+		assertThat(ran.get()).isGreaterThan(200);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			for (RedisLockClient each : List.of(client, otherClient)) {
+				assertThat(LockTestClients.inspector(each).heldCount()).isZero();
+				assertThat(LockTestClients.inspector(each).waitingCount()).isZero();
+			}
+			assertThat(redis.command("EXISTS", "lock:{" + name + "}:rw", "lock:{" + name + "}:fair",
+					"lock:{" + name + "}:fair:queue"))
+				.isEqualTo("0");
+		});
+	}
+
 }

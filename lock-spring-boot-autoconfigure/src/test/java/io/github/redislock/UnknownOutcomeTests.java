@@ -19,6 +19,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -102,6 +104,49 @@ class UnknownOutcomeTests {
 			.isEqualTo(2);
 		assertSettled(client, lock);
 		assertNotHeld(lock);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "read", "write", "fair" })
+	void anAcquisitionOfAnotherKindThatTimedOutInAStallDoesNotKeepTheLockFromOthers(String kind) throws Exception {
+		RedisLockClient client = clientWithCommandTimeout(redis.newConnectionFactory(LETTUCE_DEFAULT_TIMEOUT));
+		String name = LockTestClients.uniqueName();
+		RedisLock lock = lockOfKind(client, kind, name);
+		// warm the kind's scripts: Redis must not load them during the stall
+		lock.lock();
+		lock.unlock();
+		redis.server().pause();
+		try {
+			assertFailsWithinWaitPlusCommandTimeout(lock, null);
+			assertThat(lock.isHeldByCurrentThread()).isFalse();
+		}
+		finally {
+			redis.server().resume();
+		}
+		long resumedAt = System.nanoTime();
+		// a writer of another client gets in: neither a grant nor a queue entry of the
+		// failed acquisition is left
+		RedisLock other = lockOfKind(this.clients.newClient(), "read".equals(kind) ? "write" : kind, name);
+		boolean acquired = other.tryLock(FREED_WITHIN.plusSeconds(3), Duration.ofSeconds(5));
+		Duration took = Duration.ofNanos(System.nanoTime() - resumedAt);
+		logger.info("After a stalled " + kind + " acquisition, another client " + (acquired ? "got" : "did not get")
+				+ " the lock " + took.toMillis() + " ms after Redis resumed");
+		assertThat(acquired).isTrue();
+		assertThat(took).isLessThan(FREED_WITHIN);
+		other.unlock();
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).settlingCount() == 0);
+		assertThat(LockTestClients.inspector(client).heldCount()).isZero();
+		assertThat(redis.command("EXISTS", "lock:{" + name + "}:rw", "lock:{" + name + "}:fair",
+				"lock:{" + name + "}:fair:queue", "lock:{" + name + "}:rw:writers"))
+			.isEqualTo("0");
+	}
+
+	private static RedisLock lockOfKind(RedisLockClient client, String kind, String name) {
+		return switch (kind) {
+			case "read" -> client.getReadWriteLock(name).readLock();
+			case "write" -> client.getReadWriteLock(name).writeLock();
+			default -> client.getFairLock(name);
+		};
 	}
 
 	@Test

@@ -30,8 +30,17 @@ import static org.awaitility.Awaitility.await;
  */
 class FairLockTests {
 
+	private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
+		.getLog(FairLockTests.class);
+
 	/** Waiters that time out in {@link #manyWaitersThatTimeOutLeaveNoKeyBehind()}. */
 	private static final int TIMED_OUT_WAITERS = Integer.getInteger("redislock.test.fairWaiters", 2_000);
+
+	/**
+	 * Waiters (asynchronous handles) of the killed process in
+	 * {@link #aKilledProcessesManyWaitersLeaveNoKeyBehind()}.
+	 */
+	private static final int KILLED_WAITERS = Integer.getInteger("redislock.test.killedFairWaiters", 500);
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -218,6 +227,32 @@ class FairLockTests {
 		assertThat(onOtherThread(() -> newcomer.tryLock())).isFalse();
 		assertThat(liveWaiter.get(30, TimeUnit.SECONDS)).isBetween(0L, 10_000L);
 		assertNoKeysOf(name);
+	}
+
+	@Test
+	void aKilledProcessesManyWaitersLeaveNoKeyBehind() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		holder.lock();
+		Process worker = new ProcessBuilder(
+				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
+				System.getProperty("java.class.path"), FairWaiterWorker.class.getName(), redis.server().host(),
+				Integer.toString(redis.server().port()), name, Integer.toString(KILLED_WAITERS), "handles")
+			.redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+			.start();
+		try {
+			await().atMost(Duration.ofSeconds(120)).until(() -> queued(name) == KILLED_WAITERS);
+		}
+		finally {
+			worker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+		}
+		long killedAt = System.nanoTime();
+		holder.unlock();
+		// nobody asks any more: the queue's keys end with the last heartbeat
+		assertNoKeysOf(name);
+		logger.info(KILLED_WAITERS + " killed fair waiters: no key of the lock left "
+				+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt) + " ms after the kill");
 	}
 
 	@Test

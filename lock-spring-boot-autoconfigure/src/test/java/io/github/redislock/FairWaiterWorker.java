@@ -10,8 +10,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Waiters for a fair lock in their own JVM, so that the test can kill the process with
- * them queued, as a crash would. Arguments: host, port, lock name, number of waiting
- * threads. Each waits as long as it takes; none is meant to get the lock.
+ * them queued, as a crash would. Arguments: host, port, lock name, number of waiters, and
+ * optionally {@code handles} to wait with asynchronous handles instead of one thread
+ * each (for many waiters). Each waits as long as it takes; none is meant to get the lock.
  */
 public final class FairWaiterWorker {
 
@@ -22,8 +23,15 @@ public final class FairWaiterWorker {
 		LettuceConnectionFactory factory = RedisServers.connectionFactory(
 				new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])), Duration.ofSeconds(2));
 		RedisLockClient client = RedisLockClient.builder(new StringRedisTemplate(factory)).build();
-		RedisLock lock = client.getFairLock(args[2]);
+		RedisFairLock lock = client.getFairLock(args[2]);
 		int waiters = Integer.parseInt(args[3]);
+		if (args.length > 4 && args[4].equals("handles")) {
+			for (int i = 0; i < waiters; i++) {
+				lock.acquireAsync(Duration.ofHours(1), null);
+			}
+			System.out.println("WAITING");
+			Thread.sleep(Long.MAX_VALUE);
+		}
 		for (int i = 0; i < waiters; i++) {
 			Thread waiter = new Thread(() -> {
 				lock.lock();

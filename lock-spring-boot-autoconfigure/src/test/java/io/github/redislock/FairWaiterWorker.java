@@ -11,8 +11,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * Waiters for a fair lock in their own JVM, so that the test can kill the process with
  * them queued, as a crash would. Arguments: host, port, lock name, number of waiters, and
- * optionally {@code handles} to wait with asynchronous handles instead of one thread
- * each (for many waiters). Each waits as long as it takes; none is meant to get the lock.
+ * optionally {@code handles} to wait with asynchronous handles instead of one thread each
+ * (for many waiters). Each waits as long as it takes; none is meant to get the lock.
  */
 public final class FairWaiterWorker {
 

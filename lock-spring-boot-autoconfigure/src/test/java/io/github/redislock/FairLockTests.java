@@ -150,11 +150,11 @@ class FairLockTests {
 		RedisLock holder = this.clients.newClient().getFairLock(name);
 		RedisLock other = this.clients.newClient().getFairLock(name);
 		holder.lock();
-		assertThat(onOtherThread(() -> other.tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
+		assertThat(LockTestClients.onOtherThread(() -> other.tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
 		await().atMost(Duration.ofSeconds(1)).until(() -> queued(name) == 0);
 		holder.unlock();
 		// nobody left ahead of a newcomer
-		assertThat(onOtherThread(() -> {
+		assertThat(LockTestClients.onOtherThread(() -> {
 			boolean acquired = other.tryLock();
 			if (acquired) {
 				other.unlock();
@@ -224,7 +224,7 @@ class FairLockTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> queued(name) == 51);
 		holder.unlock();
 		// free, but the dead are still ahead: nobody passes the queue
-		assertThat(onOtherThread(() -> newcomer.tryLock())).isFalse();
+		assertThat(LockTestClients.onOtherThread(() -> newcomer.tryLock())).isFalse();
 		assertThat(liveWaiter.get(30, TimeUnit.SECONDS)).isBetween(0L, 10_000L);
 		assertNoKeysOf(name);
 	}
@@ -261,7 +261,7 @@ class FairLockTests {
 		RedisLock holder = this.clients.newClient().getFairLock(name);
 		RedisLock waiter = this.clients.newClient().getFairLock(name);
 		// taken on a thread that ends without unlocking, as a process that died would
-		assertThat(onOtherThread(() -> holder.tryLock(Duration.ZERO, Duration.ofMillis(500)))).isTrue();
+		assertThat(LockTestClients.onOtherThread(() -> holder.tryLock(Duration.ZERO, Duration.ofMillis(500)))).isTrue();
 		long start = System.nanoTime();
 		assertThat(waiter.tryLock(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
@@ -341,16 +341,6 @@ class FairLockTests {
 			Set<String> keys = this.redisTemplate.keys("lock:{" + name + "}*");
 			assertThat(keys).as("keys of the lock").isEmpty();
 		});
-	}
-
-	private static <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
-		ExecutorService thread = Executors.newSingleThreadExecutor();
-		try {
-			return thread.submit(action).get(30, TimeUnit.SECONDS);
-		}
-		finally {
-			thread.shutdown();
-		}
 	}
 
 }

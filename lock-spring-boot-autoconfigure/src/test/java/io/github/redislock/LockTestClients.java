@@ -141,6 +141,17 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		});
 	}
 
+	/** Runs the action on a thread of its own (another owner), and waits for it. */
+	static <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
+		java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			return thread.submit(action).get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			thread.shutdown();
+		}
+	}
+
 	static String uniqueName() {
 		return "test-" + UUID.randomUUID();
 	}

@@ -303,14 +303,14 @@ class ReadWriteLockTests {
 		lock.writeLock().unlock();
 		lock.readLock().lock();
 		long read = lock.readLock().fencingToken();
-		long otherRead = onOtherThread(() -> {
+		long otherRead = LockTestClients.onOtherThread(() -> {
 			other.readLock().lock();
 			long token = other.readLock().fencingToken();
 			other.readLock().unlock();
 			return token;
 		});
 		lock.readLock().unlock();
-		long secondWrite = onOtherThread(() -> {
+		long secondWrite = LockTestClients.onOtherThread(() -> {
 			other.writeLock().lock();
 			long token = other.writeLock().fencingToken();
 			other.writeLock().unlock();
@@ -330,7 +330,8 @@ class ReadWriteLockTests {
 		RedisLockClient writerClient = this.clients.newClient();
 		RedisReadWriteLock writer = writerClient.getReadWriteLock(name);
 		// taken on a thread that ends without unlocking, as a process that died would
-		assertThat(onOtherThread(() -> dead.readLock().tryLock(Duration.ZERO, Duration.ofMillis(500)))).isTrue();
+		assertThat(LockTestClients.onOtherThread(() -> dead.readLock().tryLock(Duration.ZERO, Duration.ofMillis(500))))
+			.isTrue();
 		live.readLock().lock();
 		CompletableFuture<Long> writerWaited = CompletableFuture.supplyAsync(() -> {
 			long start = System.nanoTime();
@@ -447,7 +448,8 @@ class ReadWriteLockTests {
 		reader.readLock().lock();
 		// timed out: without taking its mark back, it would keep new readers out for
 		// WAITING_MARK (3 s) more
-		assertThat(onOtherThread(() -> writer.writeLock().tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
+		assertThat(LockTestClients.onOtherThread(() -> writer.writeLock().tryLock(200, TimeUnit.MILLISECONDS)))
+			.isFalse();
 		await().atMost(Duration.ofSeconds(1)).until(() -> triesOnOtherThread(newcomer.readLock()));
 		// cancelled while waiting: the same
 		CompletableFuture<LockHandle> waiting = writer.acquireWriteAsync(Duration.ofSeconds(30), null);
@@ -491,23 +493,13 @@ class ReadWriteLockTests {
 
 	// whether another thread (another owner) gets the lock at once; released again
 	private static boolean triesOnOtherThread(RedisLock lock) throws Exception {
-		return onOtherThread(() -> {
+		return LockTestClients.onOtherThread(() -> {
 			boolean acquired = lock.tryLock();
 			if (acquired) {
 				lock.unlock();
 			}
 			return acquired;
 		});
-	}
-
-	private static <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
-		ExecutorService thread = Executors.newSingleThreadExecutor();
-		try {
-			return thread.submit(action).get(30, TimeUnit.SECONDS);
-		}
-		finally {
-			thread.shutdown();
-		}
 	}
 
 	// busy work standing for a critical section, in microseconds

@@ -38,9 +38,6 @@ final class FairLock implements LockKind {
 	/** Leave the queue: 1 when queued. */
 	private static final RedisScript<Long> WITHDRAW = LockScripts.load("fair-withdraw.lua", Long.class);
 
-	/** Set the remaining lease: 1 when held, 0 when not. */
-	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
-
 	private FairLock() {
 	}
 
@@ -87,10 +84,8 @@ final class FairLock implements LockKind {
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis) {
-		return RedisCalls
-			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
-					Long.toString(leaseMillis))
-			.thenApply((held) -> held != null && held == 1L);
+		// a hash of owners, as the exclusive lock's
+		return ExclusiveLock.INSTANCE.extend(redis, keys, owner, leaseMillis);
 	}
 
 	@Override

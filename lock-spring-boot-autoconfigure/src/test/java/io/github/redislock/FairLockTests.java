@@ -145,6 +145,34 @@ class FairLockTests {
 	}
 
 	@Test
+	void sleepingWaitersKeepTheirPlacesLongerThanAWaiterCountsAsAliveWithoutAsking() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock holder = this.clients.newClient().getFairLock(name);
+		holder.lock(Duration.ofSeconds(30));
+		List<Integer> granted = Collections.synchronizedList(new ArrayList<>());
+		List<CompletableFuture<Void>> waiters = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			int position = i;
+			RedisFairLock lock = this.clients.newClient().getFairLock(name);
+			// each sleeps until the release that names it (or the holder's lease end, 30
+			// s):
+			// only its client's heartbeats keep its place past 6 s
+			waiters.add(lock.acquireAsync(Duration.ofSeconds(60), null).thenAccept((handle) -> {
+				granted.add(position);
+				handle.release();
+			}));
+			await().atMost(Duration.ofSeconds(10)).until(() -> queued(name) == position + 1);
+		}
+		await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(10)).until(() -> queued(name) == 2);
+		holder.unlock();
+		for (CompletableFuture<Void> waiter : waiters) {
+			waiter.get(20, TimeUnit.SECONDS);
+		}
+		assertThat(granted).containsExactly(0, 1);
+		assertNoKeysOf(name);
+	}
+
+	@Test
 	void aWaiterWhoseWaitEndsLeavesTheQueueAtOnce() throws Exception {
 		String name = LockTestClients.uniqueName();
 		RedisLock holder = this.clients.newClient().getFairLock(name);

@@ -23,7 +23,8 @@ class RedisLockRuntimeHints implements RuntimeHintsRegistrar {
 
 	static final String[] SCRIPTS = { "lock.lua", "unlock.lua", "pass.lua", "extend.lua", "renew.lua",
 			"force-unlock.lua", "read-lock.lua", "read-unlock.lua", "read-extend.lua", "write-lock.lua",
-			"write-unlock.lua", "write-withdraw.lua", "fair-lock.lua", "fair-unlock.lua", "fair-withdraw.lua" };
+			"write-unlock.lua", "write-withdraw.lua", "fair-lock.lua", "fair-unlock.lua", "fair-withdraw.lua",
+			"fair-heartbeat.lua" };
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

@@ -116,6 +116,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		LeaseLostNotifier notifier = new LeaseLostNotifier(leaseLostListeners);
 		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
 				isCluster(connectionFactory), notifier);
+		watchdog.scheduleAlso(new WaiterHeartbeats(commands, queues)::beat, FairLock.RECHECK_MILLIS);
 		this.engine = new LockEngine(this.clientId, commands, new LockReads(calls), holds, queues, subscriptions,
 				watchdog, notifier, new LockObservations(observations), maxLocalPasses);
 		this.watchdogLease = Lease.watchdog(watchdogTimeout.toMillis());

@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
@@ -11,20 +12,24 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * The fair lock: granted in the order its waiters first asked, across all clients. A
  * waiter queues in Redis at its first attempt (a sorted set of tickets) and stays queued
- * while it keeps asking at least every {@link #RECHECK_MILLIS}; one that stops (its
- * process died) counts as gone {@link #ALIVE_MILLIS} after its last attempt and is
- * dropped by the next script. A release names the next waiter in its message, so that
- * only its client wakes it. The scripts, {@code fair-lock.lua}, {@code fair-unlock.lua}
- * and {@code fair-withdraw.lua}, document keys, arguments and replies.
+ * while its client renews its place, every {@link #RECHECK_MILLIS} for all its waiters at
+ * once ({@link WaiterHeartbeats}); one whose process died counts as gone
+ * {@link #ALIVE_MILLIS} after that and is dropped by the next script. A release names the
+ * next waiter in its message, so that only its client wakes it. The scripts,
+ * {@code fair-lock.lua}, {@code fair-unlock.lua} and {@code fair-withdraw.lua}, document
+ * keys, arguments and replies.
  */
 final class FairLock implements LockKind {
 
 	static final FairLock INSTANCE = new FairLock();
 
-	/** How long a waiter counts as alive after an attempt. */
+	/** How long a waiter counts as alive after an attempt or a heartbeat. */
 	static final long ALIVE_MILLIS = TimeUnit.SECONDS.toMillis(6);
 
-	/** How often a waiter asks again at least, renewing its heartbeat. */
+	/**
+	 * How often a client renews its waiters' places ({@link WaiterHeartbeats}), and how
+	 * long a waiter waits at most when the lock is free but another's turn.
+	 */
 	static final long RECHECK_MILLIS = TimeUnit.SECONDS.toMillis(2);
 
 	/**
@@ -34,6 +39,10 @@ final class FairLock implements LockKind {
 
 	/** Release one hold: holds left, 0 when freed, -1 when not held. */
 	private static final RedisScript<Long> UNLOCK = LockScripts.load("fair-unlock.lua", Long.class);
+
+	/** Renew many waiters' places: the owners no longer queued. */
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> HEARTBEAT = LockScripts.load("fair-heartbeat.lua", List.class);
 
 	/** Leave the queue: 1 when queued. */
 	private static final RedisScript<Long> WITHDRAW = LockScripts.load("fair-withdraw.lua", Long.class);
@@ -112,6 +121,23 @@ final class FairLock implements LockKind {
 	@Override
 	public boolean namesNextWaiter() {
 		return true;
+	}
+
+	@Override
+	public boolean keepsWaitersAlive() {
+		return true;
+	}
+
+	@Override
+	public CompletionStage<List<Object>> keepAlive(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			List<String> owners) {
+		String[] args = new String[owners.size() + 2];
+		args[0] = Long.toString(ALIVE_MILLIS);
+		args[1] = keys.channel();
+		for (int i = 0; i < owners.size(); i++) {
+			args[i + 2] = owners.get(i);
+		}
+		return RedisCalls.script(redis, HEARTBEAT, ScriptOutputType.MULTI, keys.scriptKeys().subList(0, 3), args);
 	}
 
 }

@@ -68,6 +68,11 @@ final class LeaseWatchdog implements AutoCloseable {
 		this.scheduler.scheduleWithFixedDelay(this::renewAll, period, period, TimeUnit.MILLISECONDS);
 	}
 
+	/** Runs another periodic task on the watchdog's thread. */
+	void scheduleAlso(Runnable task, long periodMillis) {
+		this.scheduler.scheduleWithFixedDelay(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+	}
+
 	void watch(Hold hold) {
 		this.renewed.add(hold);
 	}

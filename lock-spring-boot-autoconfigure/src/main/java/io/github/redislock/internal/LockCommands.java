@@ -140,6 +140,23 @@ final class LockCommands {
 				(redis) -> keys.kind().withdraw(redis, keys, owner));
 	}
 
+	/**
+	 * Renews the places of these waiting owners of the lock; returns those no longer
+	 * waiting in Redis.
+	 */
+	List<String> keepAlive(LockKeys keys, List<String> owners) {
+		List<Object> missing = this.calls.call(describe("renew " + owners.size() + " waiter(s) of", keys),
+				(redis) -> keys.kind().keepAlive(redis, keys, owners));
+		List<String> gone = new ArrayList<>();
+		if (missing != null) {
+			for (Object owner : missing) {
+				gone.add((owner instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
+						: String.valueOf(owner));
+			}
+		}
+		return gone;
+	}
+
 	/** Sets what is left of the owner's lease; false when it no longer holds the lock. */
 	boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
 		return this.calls.call(describe("extend the lease of", keys),

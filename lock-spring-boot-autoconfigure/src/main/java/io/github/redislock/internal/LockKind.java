@@ -120,6 +120,24 @@ interface LockKind {
 		return false;
 	}
 
+	/**
+	 * Whether the client renews the places of its waiting owners in Redis (see
+	 * {@link WaiterHeartbeats}).
+	 */
+	default boolean keepsWaitersAlive() {
+		return false;
+	}
+
+	/**
+	 * Sends the command that renews the places of the given waiting owners, when
+	 * {@link #keepsWaitersAlive()}.
+	 * @return the owners no longer waiting in Redis
+	 */
+	default CompletionStage<List<Object>> keepAlive(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			List<String> owners) {
+		throw new UnsupportedOperationException("Waiters of this kind have no place to keep");
+	}
+
 	/** Whether a release may keep the lock taken for nobody ({@code holdAtLeast}). */
 	default boolean supportsHoldAtLeast() {
 		return false;

@@ -328,6 +328,24 @@ final class WaitQueue {
 		this.passing = false;
 	}
 
+	/** The owners of the waiters asleep now. */
+	synchronized List<String> asleepOwnerIds() {
+		List<String> owners = new ArrayList<>(this.asleep.size());
+		for (Waiter waiter : this.asleep) {
+			owners.add(waiter.owner().id());
+		}
+		return owners;
+	}
+
+	/** Wakes the waiters of these owners, if asleep: they try again. */
+	void wake(java.util.Set<String> ownerIds) {
+		List<Waiter> woken = new ArrayList<>();
+		synchronized (this) {
+			this.asleep.removeIf((waiter) -> ownerIds.contains(waiter.owner().id()) && woken.add(waiter));
+		}
+		woken.forEach(Waiter::wake);
+	}
+
 	/** Whether callers other than one are in the queue (or a holder and a caller). */
 	synchronized boolean hasOthers() {
 		return this.members > 1;

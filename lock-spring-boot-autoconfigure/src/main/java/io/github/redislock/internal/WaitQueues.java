@@ -80,6 +80,11 @@ final class WaitQueues implements ReleaseSubscriptions.Listener {
 		}
 	}
 
+	/** The queues of this client now. */
+	java.util.Collection<WaitQueue> all() {
+		return this.queues.values();
+	}
+
 	/** How many callers wait for a lock now. */
 	int waitingCount() {
 		int waiting = 0;

@@ -6,8 +6,9 @@
 -- KEYS[4] the fencing counter of the slot
 -- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the holds this owner believes it has,
 -- ARGV[4] 1 when the caller waits if it cannot have the lock now (it queues), else 0,
--- ARGV[5] how long a waiter counts as alive after an attempt (ms), ARGV[6] the longest wait to answer (ms),
--- shorter than ARGV[5], so that a waiter asks again (renewing its heartbeat) before it counts as gone
+-- ARGV[5] how long a waiter counts as alive after an attempt or a heartbeat (ms; its client renews the
+-- heartbeats of its waiters together, see fair-heartbeat.lua), ARGV[6] how long to wait at most when the lock
+-- is free but another waiter's turn (ms): that one may have gone without a word
 -- Returns the fencing token (> 0) when acquired, else minus how long to wait at most (ms).
 if redis.replicate_commands then
   -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
@@ -62,8 +63,8 @@ for i = 2, 3 do
     redis.call('pexpire', KEYS[i], alive)
   end
 end
-local wait = tonumber(ARGV[6])
+-- held: until its lease ends, unless the release (which names the next waiter) comes first
 if not free then
-  wait = math.min(wait, math.max(1, redis.call('pttl', KEYS[1])))
+  return -math.max(1, redis.call('pttl', KEYS[1]))
 end
-return -wait
+return -tonumber(ARGV[6])

@@ -28,6 +28,12 @@ public final class FairWaiterWorker {
 		if (args.length > 4 && args[4].equals("handles")) {
 			for (int i = 0; i < waiters; i++) {
 				lock.acquireAsync(Duration.ofHours(1), null);
+				if (i % 2_000 == 1_999) {
+					// as many processes would: all at once, the first attempts would
+					// queue
+					// in the connection past the command timeout
+					Thread.sleep(100);
+				}
 			}
 			System.out.println("WAITING");
 			Thread.sleep(Long.MAX_VALUE);

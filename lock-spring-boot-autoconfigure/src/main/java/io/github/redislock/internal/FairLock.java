@@ -33,6 +33,12 @@ final class FairLock implements LockKind {
 	static final long RECHECK_MILLIS = TimeUnit.SECONDS.toMillis(2);
 
 	/**
+	 * How long a waiter sleeps at most while the lock is held, unless the release that
+	 * names it, or a heartbeat that finds the lock free, wakes it first.
+	 */
+	static final long HELD_SLEEP_MILLIS = TimeUnit.SECONDS.toMillis(30);
+
+	/**
 	 * Acquire, re-enter or queue: the fencing token, or minus how long to wait at most.
 	 */
 	private static final RedisScript<Long> LOCK = LockScripts.load("fair-lock.lua", Long.class);
@@ -71,7 +77,7 @@ final class FairLock implements LockKind {
 		return RedisCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
 					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0", Long.toString(ALIVE_MILLIS),
-					Long.toString(RECHECK_MILLIS))
+					Long.toString(RECHECK_MILLIS), Long.toString(HELD_SLEEP_MILLIS))
 			.thenApply(ReadWriteLocks::acquired);
 	}
 

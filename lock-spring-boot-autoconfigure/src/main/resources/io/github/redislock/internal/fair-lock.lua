@@ -8,7 +8,9 @@
 -- ARGV[4] 1 when the caller waits if it cannot have the lock now (it queues), else 0,
 -- ARGV[5] how long a waiter counts as alive after an attempt or a heartbeat (ms; its client renews the
 -- heartbeats of its waiters together, see fair-heartbeat.lua), ARGV[6] how long to wait at most when the lock
--- is free but another waiter's turn (ms): that one may have gone without a word
+-- is free but another waiter's turn (ms): that one may have gone without a word, ARGV[7] how long to wait at
+-- most while it is held (ms): the release names the next waiter, and so does the heartbeat of a lock found free
+-- (its holder died), so this only bounds what a lost message costs
 -- Returns the fencing token (> 0) when acquired, else minus how long to wait at most (ms).
 if redis.replicate_commands then
   -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
@@ -63,8 +65,8 @@ for i = 2, 3 do
     redis.call('pexpire', KEYS[i], alive)
   end
 end
--- held: until its lease ends, unless the release (which names the next waiter) comes first
+-- held: counted from now, not until the holder's lease end, which is the same moment for every waiter
 if not free then
-  return -math.max(1, redis.call('pttl', KEYS[1]))
+  return -tonumber(ARGV[7])
 end
 return -tonumber(ARGV[6])

@@ -79,12 +79,7 @@ public class LocksEndpoint {
 		}
 		String lockName = String.join("/", name);
 		LockState state = inspector.lockState(lockName);
-		List<HolderDescriptor> holders = state.holders()
-			.entrySet()
-			.stream()
-			.map((holder) -> new HolderDescriptor(holder.getKey(), holder.getValue(),
-					inspector.isOwnedHere(holder.getKey())))
-			.toList();
+		List<HolderDescriptor> holders = holders(inspector, state.holders());
 		List<HeldLockDescriptor> heldHere = inspector.heldLocks()
 			.stream()
 			.filter((held) -> held.name().equals(lockName))
@@ -101,12 +96,7 @@ public class LocksEndpoint {
 		if (state.readers().isEmpty() && state.writer() == null && state.waitingWriters() == 0) {
 			return null;
 		}
-		List<HolderDescriptor> readers = state.readers()
-			.entrySet()
-			.stream()
-			.map((reader) -> new HolderDescriptor(reader.getKey(), reader.getValue(),
-					inspector.isOwnedHere(reader.getKey())))
-			.toList();
+		List<HolderDescriptor> readers = holders(inspector, state.readers());
 		HolderDescriptor writer = (state.writer() != null)
 				? new HolderDescriptor(state.writer(), state.writeHolds(), inspector.isOwnedHere(state.writer()))
 				: null;
@@ -120,14 +110,18 @@ public class LocksEndpoint {
 		if (state.holders().isEmpty() && state.queued() == 0) {
 			return null;
 		}
-		List<HolderDescriptor> holders = state.holders()
-			.entrySet()
+		List<HolderDescriptor> holders = holders(inspector, state.holders());
+		return new FairDescriptor(state.key(), holders, state.fencingToken(), state.queued(),
+				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null);
+	}
+
+	// who holds, by owner id, marked when they are this instance's
+	private static List<HolderDescriptor> holders(LockInspector inspector, Map<String, Integer> holdCounts) {
+		return holdCounts.entrySet()
 			.stream()
 			.map((holder) -> new HolderDescriptor(holder.getKey(), holder.getValue(),
 					inspector.isOwnedHere(holder.getKey())))
 			.toList();
-		return new FairDescriptor(state.key(), holders, state.fencingToken(), state.queued(),
-				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null);
 	}
 
 	// Redis' PTTL answers -2 for a key that is gone: for a lock this instance still

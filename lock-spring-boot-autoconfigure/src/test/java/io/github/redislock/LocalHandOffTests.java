@@ -69,6 +69,51 @@ class LocalHandOffTests {
 	}
 
 	@Test
+	void aPassThatTakesTheLastReservedTokenAsksForTheNextOnesAheadSoTheNextPassNeedsNoRedis() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(2));
+		// taken alone: one token; the first pass asks Redis, and reserves two
+		LockHandle first = client.acquire(name, Duration.ofSeconds(10), null);
+		CompletableFuture<LockHandle> second = client.acquireAsync(name, Duration.ofSeconds(10), null);
+		CompletableFuture<LockHandle> third = client.acquireAsync(name, Duration.ofSeconds(10), null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 2);
+		first.release();
+		LockHandle secondHandle = second.get(5, TimeUnit.SECONDS);
+		long reserved = secondHandle.fencingToken();
+		CompletableFuture<LockHandle> fourth = client.acquireAsync(name, Duration.ofSeconds(10), null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 2);
+		// takes the last reserved token, and asks for two more without waiting
+		secondHandle.release();
+		LockHandle thirdHandle = third.get(5, TimeUnit.SECONDS);
+		assertThat(thirdHandle.fencingToken()).isEqualTo(reserved + 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> fenceCounterReached(reserved + 3));
+		// Redis stops answering: the next pass goes on with the tokens asked ahead
+		redis.server().pause();
+		try {
+			thirdHandle.release();
+			LockHandle fourthHandle = fourth.get(1, TimeUnit.SECONDS);
+			assertThat(fourthHandle.fencingToken()).isEqualTo(reserved + 2);
+			redis.server().resume();
+			fourthHandle.release();
+		}
+		finally {
+			redis.server().resume();
+		}
+		assertThat(client.getLock(name).isLocked()).isFalse();
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	// whether the fencing counter of some slot has reached the value
+	private static boolean fenceCounterReached(long value) {
+		for (String key : redis.command("KEYS", "*fence*").split("\\R")) {
+			if (!key.isBlank() && Long.toString(value).equals(redis.command("GET", key.trim()).trim())) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@Test
 	void contendingThreadsOfOneClientRunMostlyOnPassesAndStayMutuallyExclusive() throws Exception {
 		String name = LockTestClients.uniqueName();
 		Recorded recorded = recordedClient();

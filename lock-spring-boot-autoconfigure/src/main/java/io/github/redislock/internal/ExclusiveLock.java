@@ -50,10 +50,11 @@ final class ExclusiveLock implements LockKind {
 
 	@Override
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner holder, int tokens, Lease lease, long yieldMillis) {
+			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp) {
 		return RedisCalls
 			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeys(), holder.id(),
-					Integer.toString(tokens), keys.channel(), Long.toString(lease.millis()), Long.toString(yieldMillis))
+					Integer.toString(tokens), keys.channel(), Long.toString(lease.millis()), Long.toString(yieldMillis),
+					giveUp ? "1" : "0")
 			.thenApply((reply) -> {
 				long value = (reply != null) ? reply : -1;
 				if (value > 0) {

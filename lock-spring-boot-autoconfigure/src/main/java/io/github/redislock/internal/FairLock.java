@@ -83,7 +83,7 @@ final class FairLock implements LockKind {
 
 	@Override
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner holder, int tokens, Lease lease, long yieldMillis) {
+			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp) {
 		throw new UnsupportedOperationException("A fair lock is not passed between owners of one client");
 	}
 

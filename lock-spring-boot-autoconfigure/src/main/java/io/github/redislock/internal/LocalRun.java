@@ -1,5 +1,9 @@
 package io.github.redislock.internal;
 
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * One stretch of time during which this client holds a lock in Redis, possibly passed
  * from owner to owner of the client without being freed there (lock cohorting). Redis
@@ -27,6 +31,10 @@ final class LocalRun {
 
 	// the watchdog writes it too
 	private volatile long confirmedAtNanos;
+
+	// the next block of tokens, asked for without waiting when the last one was taken;
+	// the answer comes on a Redis I/O thread
+	private volatile @Nullable Ahead ahead;
 
 	/**
 	 * @param redisOwner the owner that took the lock in Redis
@@ -76,6 +84,53 @@ final class LocalRun {
 		return this.nextToken++;
 	}
 
+	/** Whether every reserved token is taken. */
+	boolean spent() {
+		return this.nextToken > this.lastToken;
+	}
+
+	/**
+	 * Records the next block of tokens asked for without waiting as the last one was
+	 * taken: Redis has most likely answered by the next pass, which then goes on at once
+	 * instead of waiting a round trip with nobody holding the lock. The question leaves
+	 * the lock to this client (it gives nothing up), so the pass that uses the answer is
+	 * still at most {@code maxLocalPasses} after another client's waiter showed up.
+	 */
+	void askedAhead(CompletableFuture<LockReply> reply, long sentAtNanos) {
+		this.ahead = new Ahead(reply, sentAtNanos);
+	}
+
+	/**
+	 * Goes on with the block asked for ahead of time, when Redis granted it.
+	 * @param mayWait whether to wait for an answer still on its way; if not, it is kept
+	 * for a later pass
+	 * @return whether the run goes on with a new block; if not (another client waits, the
+	 * lock was lost, no answer), the pass asks Redis itself, and gives the lock up when
+	 * another client waits
+	 */
+	boolean continueAhead(boolean mayWait) {
+		Ahead asked = this.ahead;
+		if (asked == null || (!mayWait && !asked.reply().isDone())) {
+			return false;
+		}
+		this.ahead = null;
+		LockReply reply;
+		try {
+			reply = asked.reply().join();
+		}
+		catch (RuntimeException ex) {
+			// the outcome is unknown: whatever it reserved or renewed is harmless
+			return false;
+		}
+		if (reply instanceof LockReply.Granted granted) {
+			this.nextToken = granted.fencingToken();
+			this.lastToken = granted.fencingToken() + granted.tokens() - 1;
+			renewed(asked.sentAtNanos());
+			return true;
+		}
+		return false;
+	}
+
 	/**
 	 * Records Redis' go-ahead: a new block of tokens (the first is taken at once) and a
 	 * lease renewed at {@code confirmedAtNanos} or later.
@@ -93,6 +148,9 @@ final class LocalRun {
 		if (sentAtNanos - this.confirmedAtNanos > 0) {
 			this.confirmedAtNanos = sentAtNanos;
 		}
+	}
+
+	private record Ahead(CompletableFuture<LockReply> reply, long sentAtNanos) {
 	}
 
 }

@@ -128,7 +128,17 @@ final class LockCommands {
 	 */
 	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
 		return this.calls.call(describe("pass on", keys),
-				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis));
+				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true));
+	}
+
+	/**
+	 * Asks, without waiting, whether this client may go on passing the lock once the
+	 * run's tokens are spent, and if so reserves the next tokens; gives nothing up (see
+	 * {@link LocalRun#askedAhead}).
+	 */
+	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
+		return this.calls.callAsync(describe("pass on", keys), 0, RedisCalls.NO_LIMIT,
+				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false));
 	}
 
 	/**

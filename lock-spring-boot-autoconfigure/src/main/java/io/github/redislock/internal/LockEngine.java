@@ -559,13 +559,16 @@ final class LockEngine implements AutoCloseable {
 			return false;
 		}
 		LocalRun run = hold.run();
-		boolean local = run.canPassLocally(hold.lease().millis());
-		if (!local && !mayAskRedis) {
-			return false;
-		}
 		WaitQueue.Waiter next = queue.takeForPass(hold);
 		Owner to = (next != null) ? next.passableOwner() : null;
 		if (next == null || to == null) {
+			return false;
+		}
+		long leaseMillis = hold.lease().millis();
+		boolean local = run.canPassLocally(leaseMillis)
+				|| (run.continueAhead(mayAskRedis) && run.canPassLocally(leaseMillis));
+		if (!local && !mayAskRedis) {
+			queue.notPassed(hold, next);
 			return false;
 		}
 		long token;
@@ -601,6 +604,11 @@ final class LockEngine implements AutoCloseable {
 				return true;
 			}
 			token = run.continued(granted, sentAt);
+		}
+		if (run.spent()) {
+			run.askedAhead(
+					this.commands.continueRunAhead(hold.keys(), run.redisOwner(), this.maxLocalPasses, hold.lease()),
+					System.nanoTime());
 		}
 		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, run);
 		this.holds.passed(hold, passed);

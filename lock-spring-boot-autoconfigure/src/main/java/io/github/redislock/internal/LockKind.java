@@ -32,12 +32,15 @@ interface LockKind {
 	 * @param holder the owner Redis knows as the holder
 	 * @param tokens how many fencing tokens to reserve
 	 * @param yieldMillis how long a lock given up stays reserved for other clients
+	 * @param giveUp whether to give the lock up when another client waits; if not, the
+	 * reply only says so (asked ahead of time, while an owner of this client still holds
+	 * the lock)
 	 * @return {@link LockReply.Granted} with the first reserved token to go on;
-	 * {@link LockReply.Released} when it was given up; {@link LockReply#NOT_HELD} when
-	 * the holder no longer holds it
+	 * {@link LockReply.Released} when another client waits (the lock was given up if
+	 * {@code giveUp}); {@link LockReply#NOT_HELD} when the holder no longer holds it
 	 */
 	CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner holder,
-			int tokens, Lease lease, long yieldMillis);
+			int tokens, Lease lease, long yieldMillis, boolean giveUp);
 
 	/**
 	 * Sends the release command for one hold; the last one frees the lock and tells its

@@ -60,7 +60,7 @@ final class ReadWriteLocks {
 
 		@Override
 		default CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-				Owner holder, int tokens, Lease lease, long yieldMillis) {
+				Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp) {
 			throw new UnsupportedOperationException("A read/write lock is not passed between owners of one client");
 		}
 

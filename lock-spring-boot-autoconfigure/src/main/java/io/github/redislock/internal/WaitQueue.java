@@ -322,6 +322,16 @@ final class WaitQueue {
 	}
 
 	/**
+	 * Undoes {@link #takeForPass}: the hold keeps the lock, to release it in Redis, and
+	 * the waiter is first again.
+	 */
+	synchronized void notPassed(Hold hold, Waiter next) {
+		this.holder = hold;
+		this.passing = false;
+		this.asleep.addFirst(next);
+	}
+
+	/**
 	 * The pass chosen by {@link #takeForPass} did not happen: the lock left this client.
 	 */
 	synchronized void passFailed() {

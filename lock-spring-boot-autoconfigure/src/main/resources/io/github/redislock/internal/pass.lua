@@ -1,17 +1,23 @@
 -- Lets a client go on passing a lock among its own threads without freeing it in Redis, or makes it
 -- give the lock up when another client waits. Run by the client once every few passes (when its
--- reserved fencing tokens run out); the passes in between ask Redis nothing.
+-- reserved fencing tokens run out, or ahead of that); the passes in between ask Redis nothing.
 -- KEYS[1] the lock hash, KEYS[2] the fencing counter
 -- ARGV[1] the owner Redis knows as the holder (who took the lock in Redis for this client),
 -- ARGV[2] how many fencing tokens to reserve, ARGV[3] the lock's release channel,
--- ARGV[4] the lease in milliseconds, ARGV[5] how long the lock stays given up to other clients
--- Returns the first reserved token (> 0) when the client goes on; 0 when another client waits: the
--- lock is freed for the other clients (its own threads must wait for them or for ARGV[5]) and they
--- are told ('yielded:<client>' on the channel); -1 when the owner no longer holds the lock.
+-- ARGV[4] the lease in milliseconds, ARGV[5] how long the lock stays given up to other clients,
+-- ARGV[6] 1 to give the lock up when another client waits; 0 to only say so (the client asks ahead
+-- of time, while one of its threads still holds the lock, and gives it up at that one's release)
+-- Returns the first reserved token (> 0) when the client goes on; 0 when another client waits: with
+-- ARGV[6] = 1 the lock is freed for the other clients (its own threads must wait for them or for
+-- ARGV[5]) and they are told ('yielded:<client>' on the channel), else nothing changed; -1 when the
+-- owner no longer holds the lock.
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return -1
 end
 if redis.call('hexists', KEYS[1], 'contended') == 1 then
+  if ARGV[6] == '0' then
+    return 0
+  end
   -- made field by field, never after deleting the lock (see unlock.lua)
   local client = redis.call('hget', KEYS[1], 'client') or ''
   redis.call('hdel', KEYS[1], ARGV[1], 'client')

@@ -104,14 +104,15 @@ final class LocalRun {
 	 * Goes on with the block asked for ahead of time, when Redis granted it.
 	 * @param mayWait whether to wait for an answer still on its way; if not, it is kept
 	 * for a later pass
-	 * @return whether the run goes on with a new block; if not (another client waits, the
-	 * lock was lost, no answer), the pass asks Redis itself, and gives the lock up when
-	 * another client waits
+	 * @return the answer: {@link LockReply.Granted} when the run goes on with a new
+	 * block; else (another client waits, the lock was lost) the pass asks Redis itself,
+	 * and gives the lock up when another client waits; {@code null} when there is no
+	 * answer
 	 */
-	boolean continueAhead(boolean mayWait) {
+	@Nullable LockReply continueAhead(boolean mayWait) {
 		Ahead asked = this.ahead;
 		if (asked == null || (!mayWait && !asked.reply().isDone())) {
-			return false;
+			return null;
 		}
 		this.ahead = null;
 		LockReply reply;
@@ -120,15 +121,14 @@ final class LocalRun {
 		}
 		catch (RuntimeException ex) {
 			// the outcome is unknown: whatever it reserved or renewed is harmless
-			return false;
+			return null;
 		}
 		if (reply instanceof LockReply.Granted granted) {
 			this.nextToken = granted.fencingToken();
 			this.lastToken = granted.fencingToken() + granted.tokens() - 1;
 			renewed(asked.sentAtNanos());
-			return true;
 		}
-		return false;
+		return reply;
 	}
 
 	/**

@@ -565,8 +565,14 @@ final class LockEngine implements AutoCloseable {
 			return false;
 		}
 		long leaseMillis = hold.lease().millis();
-		boolean local = run.canPassLocally(leaseMillis)
-				|| (run.continueAhead(mayAskRedis) && run.canPassLocally(leaseMillis));
+		boolean local = run.canPassLocally(leaseMillis);
+		if (!local) {
+			LockReply ahead = run.continueAhead(mayAskRedis);
+			if (ahead instanceof LockReply.Released) {
+				queue.othersWaited(true);
+			}
+			local = ahead instanceof LockReply.Granted && run.canPassLocally(leaseMillis);
+		}
 		if (!local && !mayAskRedis) {
 			queue.notPassed(hold, next);
 			return false;
@@ -592,6 +598,7 @@ final class LockEngine implements AutoCloseable {
 				// or no answer. This client's waiters ask Redis again; after the others'
 				// turn when it was given up.
 				if (reply instanceof LockReply.Released) {
+					queue.othersWaited(true);
 					queue.reservedForOthers(sentAt + TimeUnit.MILLISECONDS.toNanos(this.commands.yieldMillis()),
 							messagesBefore);
 				}
@@ -603,9 +610,13 @@ final class LockEngine implements AutoCloseable {
 				released(hold, reply);
 				return true;
 			}
+			queue.othersWaited(false);
 			token = run.continued(granted, sentAt);
 		}
-		if (run.spent()) {
+		// Asked ahead only while no other client waited lately: when one did, the answer
+		// is most likely that one waits again, and the pass that gives the lock up must
+		// ask Redis again anyway (one script more per turn of two clients taking turns).
+		if (run.spent() && !queue.othersWaited()) {
 			run.askedAhead(
 					this.commands.continueRunAhead(hold.keys(), run.redisOwner(), this.maxLocalPasses, hold.lease()),
 					System.nanoTime());

@@ -78,6 +78,10 @@ final class WaitQueue {
 	// release messages received (other than this client's own giving up)
 	private long messages;
 
+	// whether another client's waiter made this client give the lock up, or would have,
+	// when it last asked Redis to go on passing it
+	private boolean othersWaited;
+
 	WaitQueue(LockKeys keys) {
 		this.keys = keys;
 	}
@@ -336,6 +340,18 @@ final class WaitQueue {
 	 */
 	synchronized void passFailed() {
 		this.passing = false;
+	}
+
+	/**
+	 * Records whether another client waited when this client last asked Redis to go on
+	 * passing the lock (see {@link LocalRun}).
+	 */
+	synchronized void othersWaited(boolean othersWaited) {
+		this.othersWaited = othersWaited;
+	}
+
+	synchronized boolean othersWaited() {
+		return this.othersWaited;
 	}
 
 	/** The owners of the waiters asleep now. */

@@ -35,6 +35,15 @@ public final class ContentionWorker {
 			}
 			long measureFrom = shared.measureFrom();
 			long end = shared.end();
+			// this JVM's CPU time in the window, read by a thread of its own at both ends
+			double[] cpuSeconds = new double[2];
+			Thread cpuReader = new Thread(() -> {
+				CycleScenario.sleepUntil(measureFrom);
+				cpuSeconds[0] = CpuUse.processCpuSeconds();
+				CycleScenario.sleepUntil(end);
+				cpuSeconds[1] = CpuUse.processCpuSeconds();
+			});
+			cpuReader.start();
 			TimedLoop.Result result = TimedLoop.run(threads, measureFrom, end,
 					(thread) -> new ContentionStep(locks, shared, section, lockNames.get(thread % names), names == 1));
 			ByteBuffer histogram = ByteBuffer.allocate(result.latency().getNeededByteBufferCapacity());
@@ -42,8 +51,9 @@ public final class ContentionWorker {
 			byte[] encoded = new byte[length];
 			histogram.flip();
 			histogram.get(encoded);
+			CycleScenario.join(cpuReader);
 			System.out.println("RESULT " + result.measured() + " " + result.total() + " "
-					+ Base64.getEncoder().encodeToString(encoded));
+					+ Base64.getEncoder().encodeToString(encoded) + " " + (cpuSeconds[1] - cpuSeconds[0]));
 		}
 		System.exit(0);
 	}

@@ -11,7 +11,8 @@ import io.github.redislock.testsupport.RedisServer;
  * share, this is steadier than throughput, which varies with whatever else the machine
  * runs.
  *
- * @param jvmSeconds CPU time of this JVM (all its threads, the JIT and GC included)
+ * @param jvmSeconds CPU time of this JVM (all its threads, the JIT and GC included), or
+ * of the worker JVMs that did the work
  * @param redisSeconds CPU time of the Redis server ({@code used_cpu_sys} plus
  * {@code used_cpu_user})
  */
@@ -20,14 +21,22 @@ record CpuUse(double jvmSeconds, double redisSeconds) {
 	static final CpuUse UNKNOWN = new CpuUse(Double.NaN, Double.NaN);
 
 	static CpuUse read(RedisServer redis) {
-		double jvm = ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
+		return new CpuUse(processCpuSeconds(), redisCpuSeconds(redis));
+	}
+
+	/** CPU time of this JVM so far, in seconds. */
+	static double processCpuSeconds() {
+		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
+	}
+
+	private static double redisCpuSeconds(RedisServer redis) {
 		double server = 0;
 		for (String line : redis.command("INFO", "cpu").split("\r?\n")) {
 			if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
 				server += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
 			}
 		}
-		return new CpuUse(jvm, server);
+		return server;
 	}
 
 	CpuUse since(CpuUse start) {

@@ -17,8 +17,8 @@ import org.HdrHistogram.Histogram;
  * inside Lua scripts
  * @param smallestShare with several JVMs, the share of the acquisitions the JVM with the
  * fewest made; NaN otherwise
- * @param cpu CPU time this JVM and Redis used in the window ({@link CpuUse#UNKNOWN} when
- * other JVMs did the work)
+ * @param cpu CPU time this JVM (or the worker JVMs that did the work) and Redis used in
+ * the window
  */
 record RunResult(long operations, double seconds, Histogram latency, boolean counterOk, Map<String, Long> redisCommands,
 		double smallestShare, CpuUse cpu) {

@@ -92,7 +92,10 @@ final class TwoJvmScenario implements ContentionScenario {
 			shared.window(measureFrom, end);
 			CycleScenario.sleepUntil(measureFrom);
 			CommandStats.reset(redis);
+			CpuUse atStart = CpuUse.read(redis);
 			CycleScenario.sleepUntil(end);
+			CpuUse atEnd = CpuUse.read(redis);
+			double workersCpuSeconds = 0;
 			long measured = 0;
 			long total = 0;
 			long fewest = Long.MAX_VALUE;
@@ -104,10 +107,13 @@ final class TwoJvmScenario implements ContentionScenario {
 				fewest = Math.min(fewest, measuredHere);
 				total += Long.parseLong(result[2]);
 				latency.add(decode(result[3]));
+				workersCpuSeconds += Double.parseDouble(result[4]);
 			}
+			// the workers did the work; this JVM only waited
+			CpuUse cpu = new CpuUse(workersCpuSeconds, atEnd.since(atStart).redisSeconds());
 			Map<String, Long> commands = CommandStats.read(redis);
 			return new RunResult(measured, run.toMillis() / 1000.0, latency, section.total(lockNames) == total,
-					commands, (measured > 0) ? (double) fewest / measured : Double.NaN, CpuUse.UNKNOWN);
+					commands, (measured > 0) ? (double) fewest / measured : Double.NaN, cpu);
 		}
 	}
 

@@ -1,6 +1,8 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -155,6 +157,49 @@ class NetworkFaultTests {
 		lock.unlock();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
 		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void aCutWhenAPassMustAskRedisFailsTheReleaseAndTheWaiterWithinTheirBoundsAndLeavesNothing() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock lock = this.client.getLock(name);
+		// taken alone, with one fencing token: passing it on must ask Redis for more
+		lock.lock();
+		CompletableFuture<Object> waiter = CompletableFuture.supplyAsync(() -> {
+			RedisLock waiting = this.client.getLock(name);
+			try {
+				boolean acquired = waiting.tryLock(Duration.ofSeconds(2), null);
+				if (acquired) {
+					waiting.unlock();
+				}
+				return acquired;
+			}
+			catch (RuntimeException ex) {
+				return ex;
+			}
+			catch (InterruptedException ex) {
+				return ex;
+			}
+		}, (task) -> new Thread(task).start());
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
+		this.proxy.cut();
+		long start = System.nanoTime();
+		assertThatThrownBy(lock::unlock).isInstanceOf(RedisLockException.class).hasMessageContaining(name);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(COMMAND_TIMEOUT.plusSeconds(1));
+		// not passed: the waiter asks Redis, and its wait ends within its bound
+		Object outcome = waiter.get(2 + COMMAND_TIMEOUT.toSeconds() + 2, TimeUnit.SECONDS);
+		assertThat(outcome).as("the waiter's outcome")
+			.satisfiesAnyOf((timedOut) -> assertThat(timedOut).isEqualTo(false),
+					(failed) -> assertThat(failed).isInstanceOf(RedisLockException.class));
+		this.proxy.heal();
+		// the client releases the lock in the background once Redis answers: another
+		// client gets it long before the 30 s lease would end
+		RedisLock other = this.direct.newClient().getLock(name);
+		long healedAt = System.nanoTime();
+		assertThat(other.tryLock(Duration.ofSeconds(20), null)).isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - healedAt)).isLessThan(Duration.ofSeconds(20));
+		other.unlock();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(this::assertNothingLeft);
 	}
 
 	private void assertNothingLeft() {

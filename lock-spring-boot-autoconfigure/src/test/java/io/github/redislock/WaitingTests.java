@@ -95,6 +95,63 @@ class WaitingTests {
 	}
 
 	@Test
+	void aReleaseIsAnnouncedInRedisOnlyWhenAnotherClientsWaiterMarkedTheLock() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		RedisLock lock = client.getLock(name);
+		long before = publishCalls();
+		for (int i = 0; i < 20; i++) {
+			lock.lock();
+			lock.unlock();
+		}
+		// nobody waited: no PUBLISH (in a Redis Cluster, one goes to every node)
+		assertThat(publishCalls() - before).isZero();
+		// another client's waiter marks the lock before it sleeps, and is told
+		lock.lock();
+		before = publishCalls();
+		assertThat(LockTestClients.handOffTime(lock, this.clients.newClient())).isLessThan(Duration.ofSeconds(5));
+		assertThat(publishCalls() - before).isPositive();
+		// a waiter of the same client that takes no pass (it asks for a lease of its
+		// own) is woken by its client: not by a message, and not at the lease's end
+		lock.lock();
+		CompletableFuture<Long> publishedWhenAcquired = CompletableFuture.supplyAsync(() -> {
+			RedisLock waiting = client.getLock(name);
+			try {
+				assertThat(waiting.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(5))).isTrue();
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+			long published = publishCalls();
+			waiting.unlock();
+			return published;
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		before = publishCalls();
+		lock.unlock();
+		// long before the holder's 30 s lease would have ended
+		assertThat(publishedWhenAcquired.get(5, TimeUnit.SECONDS) - before).isZero();
+		// a client that passes no lock between its owners tracks no waiters: its
+		// releases are always announced
+		RedisLockClient notPassing = this.clients.newClient((builder) -> builder.maxLocalPasses(0));
+		RedisLock notPassingLock = notPassing.getLock(name);
+		notPassingLock.lock();
+		assertThat(LockTestClients.handOffTime(notPassingLock, notPassing)).isLessThan(Duration.ofSeconds(5));
+		LockTestClients.assertNothingLeftBehind(client);
+		LockTestClients.assertNothingLeftBehind(notPassing);
+	}
+
+	private static long publishCalls() {
+		return redis.command("INFO", "commandstats")
+			.lines()
+			.filter((line) -> line.startsWith("cmdstat_publish:"))
+			.map((line) -> line.replaceAll("^cmdstat_publish:calls=(\\d+),.*", "$1").trim())
+			.mapToLong(Long::parseLong)
+			.findFirst()
+			.orElse(0);
+	}
+
+	@Test
 	void aLostReleaseMessageCostsAtMostTheHoldersRemainingLease() throws Exception {
 		String name = LockTestClients.uniqueName();
 		RedisLock holder = this.clients.newClient().getLock(name);

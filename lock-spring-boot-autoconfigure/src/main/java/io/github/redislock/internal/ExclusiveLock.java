@@ -66,10 +66,11 @@ final class ExclusiveLock implements LockKind {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(), keys.channel(),
-					Integer.toString(holdsBefore), Long.toString(keepMillis), Long.toString(yieldMillis))
+					Integer.toString(holdsBefore), Long.toString(keepMillis), Long.toString(yieldMillis),
+					othersOnly ? "1" : "0")
 			.thenApply(ExclusiveLock::released);
 	}
 

@@ -89,7 +89,7 @@ final class FairLock implements LockKind {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 2), owner.id(),
 					keys.channel(), Integer.toString(holdsBefore))

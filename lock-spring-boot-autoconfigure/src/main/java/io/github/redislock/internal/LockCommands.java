@@ -101,7 +101,7 @@ final class LockCommands {
 			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
 			return keys.kind()
-				.release(redis, keys, owner, 1, 0, 0)
+				.release(redis, keys, owner, 1, 0, 0, false)
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
@@ -110,16 +110,19 @@ final class LockCommands {
 	 * Runs the release command for one hold.
 	 * @param holdsBefore this owner's hold count before the call
 	 * @param keepMillis after the last hold, how long the lock stays taken for nobody
+	 * @param othersOnly whether this client wakes its own waiters for the lock itself
+	 * (see {@link LockKind#release})
 	 */
-	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis) {
-		return this.calls.call(describe("release", keys),
-				(redis) -> keys.kind().release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis));
+	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis, boolean othersOnly) {
+		return this.calls.call(describe("release", keys), (redis) -> keys.kind()
+			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
-	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis) {
-		return this.calls.callAsync(describe("release", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> keys.kind().release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis));
+	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis,
+			boolean othersOnly) {
+		return this.calls.callAsync(describe("release", keys), 0, RedisCalls.NO_LIMIT, (redis) -> keys.kind()
+			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
 	}
 
 	/**

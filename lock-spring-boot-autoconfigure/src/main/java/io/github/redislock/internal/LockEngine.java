@@ -258,7 +258,7 @@ final class LockEngine implements AutoCloseable {
 		LockReply reply;
 		try {
 			reply = this.commands.release(hold.keys(), hold.redisOwner(), hold.count(),
-					keepMillis(hold, holdAtLeastMillis));
+					keepMillis(hold, holdAtLeastMillis), wakesOwnWaiters(hold));
 		}
 		catch (RuntimeException ex) {
 			throw releaseFailed(hold, ex);
@@ -277,7 +277,8 @@ final class LockEngine implements AutoCloseable {
 			return CompletableFuture.completedFuture(null);
 		}
 		return this.commands
-			.releaseAsync(hold.keys(), hold.redisOwner(), hold.count(), keepMillis(hold, holdAtLeastMillis))
+			.releaseAsync(hold.keys(), hold.redisOwner(), hold.count(), keepMillis(hold, holdAtLeastMillis),
+					wakesOwnWaiters(hold))
 			.handle((reply, failure) -> {
 				if (failure != null) {
 					Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
@@ -288,6 +289,15 @@ final class LockEngine implements AutoCloseable {
 				released(hold, reply);
 				return null;
 			});
+	}
+
+	/**
+	 * Whether this client's own waiters for the lock are woken here when the hold ends
+	 * (its wait queue tracks it: {@link WaitQueue#notHeld}), so that Redis needs to
+	 * announce the release only to other clients' waiters.
+	 */
+	private static boolean wakesOwnWaiters(Hold hold) {
+		return hold.queue() != null;
 	}
 
 	/**

@@ -50,10 +50,13 @@ interface LockKind {
 	 * (what is left of a {@code holdAtLeast}); 0 frees it at once
 	 * @param yieldMillis when another client waits, how long the freed lock stays
 	 * reserved for the other clients; 0 frees it for anybody
+	 * @param othersOnly whether this client wakes its own waiters itself, so that the
+	 * release needs telling only when another client's waiter waits (a kind may tell
+	 * always)
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
 	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			int holdsBefore, long keepMillis, long yieldMillis);
+			int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly);
 
 	/**
 	 * Sends the command that sets what is left of the owner's lease.

@@ -70,7 +70,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Integer.toString(holdsBefore), ReadWriteLocks.writersChannel(keys.lockKey()))

@@ -83,7 +83,7 @@ final class WriteLock implements ReadWriteLocks.Side {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Integer.toString(holdsBefore), ReadWriteLocks.readersChannel(keys.lockKey()),

@@ -10,42 +10,43 @@
 -- Returns the fencing token (> 0) when acquired (the first reserved one), else minus the holder's
 -- remaining lease in milliseconds, or 0 when the holder's key has no expiry.
 local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
-local function grant()
-  local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
-  redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  return token
-end
-if redis.call('exists', KEYS[1]) == 0 then
-  return grant()
-end
--- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other client
-local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
-if yieldedBy and yieldedBy ~= client then
+-- (no local function for the grant: creating its closure on every call costs more than the
+-- grant's few lines written once)
+if redis.call('exists', KEYS[1]) == 1 then
+  -- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other
+  -- client
+  local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
+  if not yieldedBy or yieldedBy == client then
+    if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+      -- Normally the stored count equals ARGV[3]. It is higher when an earlier acquire ran here but
+      -- its reply never reached the owner (a timeout, a cut connection); the owner then takes that
+      -- hold over as its own, so that its unlocks free the lock instead of leaving it held until
+      -- the lease ends.
+      redis.call('hset', KEYS[1], ARGV[2], tonumber(ARGV[3]) + 1)
+      -- a nested acquisition may lengthen the lease, never shorten it
+      if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
+        redis.call('pexpire', KEYS[1], ARGV[1])
+      end
+      return tonumber(redis.call('hget', KEYS[1], 'token'))
+    end
+    -- the holder's client stops passing the lock among its own threads once it sees this; the
+    -- holder's release announces itself only when it is there (see unlock.lua)
+    if ARGV[5] == '1' and redis.call('hget', KEYS[1], 'client') ~= client then
+      redis.call('hset', KEYS[1], 'contended', 1)
+    end
+    local ttl = redis.call('pttl', KEYS[1])
+    if ttl > 0 then
+      return -ttl
+    end
+    return 0
+  end
   -- cleared field by field, never deleted (the marker keeps a token): while its Cluster slot
   -- migrates, a key that went missing during the script could not be written again on this node.
   -- A "contended" mark stays: only waiters of other clients than this one set it on the marker
   -- (those of the client that gave the lock up), and they now wait for this client's turn to end.
   redis.call('hdel', KEYS[1], 'yielded-by')
-  return grant()
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  -- Normally the stored count equals ARGV[3]. It is higher when an earlier acquire ran here but its
-  -- reply never reached the owner (a timeout, a cut connection); the owner then takes that hold over
-  -- as its own, so that its unlocks free the lock instead of leaving it held until the lease ends.
-  redis.call('hset', KEYS[1], ARGV[2], tonumber(ARGV[3]) + 1)
-  -- a nested acquisition may lengthen the lease, never shorten it
-  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
-    redis.call('pexpire', KEYS[1], ARGV[1])
-  end
-  return tonumber(redis.call('hget', KEYS[1], 'token'))
-end
--- the holder's client stops passing the lock among its own threads once it sees this
-if ARGV[5] == '1' and redis.call('hget', KEYS[1], 'client') ~= client then
-  redis.call('hset', KEYS[1], 'contended', 1)
-end
-local ttl = redis.call('pttl', KEYS[1])
-if ttl > 0 then
-  return -ttl
-end
-return 0
+local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
+redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)
+redis.call('pexpire', KEYS[1], ARGV[1])
+return token

@@ -3,7 +3,10 @@
 -- ARGV[1] owner, ARGV[2] the lock's release channel, ARGV[3] the holds this owner believes it has,
 -- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none,
 -- ARGV[5] when another client marked the lock contended (see lock.lua), milliseconds the freed lock
--- stays reserved for the other clients, 0 to free it for anybody
+-- stays reserved for the other clients, 0 to free it for anybody,
+-- ARGV[6] 1 when the releasing client wakes its own waiters itself: the release is then announced
+-- only when a waiter of another client marked the lock (a waiter marks it before it sleeps, see
+-- lock.lua), which spares a PUBLISH (sent to every node of a Redis Cluster) when nobody waits
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
 -- holds no lock here (its lease ran out, or the lock was force-unlocked).
 -- one read for both fields the release looks at: the owner's, and whether another client waits
@@ -36,5 +39,7 @@ elseif tonumber(ARGV[5]) > 0 and fields[2] then
 else
   redis.call('del', KEYS[1])
 end
-redis.call('publish', ARGV[2], 'released')
+if ARGV[6] ~= '1' or fields[2] then
+  redis.call('publish', ARGV[2], 'released')
+end
 return 0

@@ -329,6 +329,34 @@ class LocalHandOffTests {
 	}
 
 	@Test
+	void aLockGivenUpForAnotherClientsWaiterThatVanishedComesBackWhenTheReservationEnds() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLock lock = client.getLock(name);
+		lock.lock();
+		long holderToken = lock.fencingToken();
+		// a waiter of another client marked the lock, then went away before it was told
+		// (its process died, its message was lost): nobody will take the lock given up
+		// for it, and no release message will end the reservation
+		redis.command("HSET", "lock:{" + name + "}", "contended", "1");
+		CompletableFuture<Long> waiter = lockOnAThreadOfItsOwn(client, name);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		long start = System.nanoTime();
+		// the pass asks Redis (the holder took the lock alone), finds the mark and gives
+		// the lock up for 20 ms; the waiter holds off, then takes it in Redis
+		lock.unlock();
+		long waiterToken = waiter.get(5, TimeUnit.SECONDS);
+		Duration waited = Duration.ofNanos(System.nanoTime() - start);
+		logger.info("Lock given up for a vanished waiter of another client: back to this client's waiter after "
+				+ waited.toMillis() + " ms");
+		// the reservation's 20 ms and a round trip, not the 30 s lease
+		assertThat(waited).isLessThan(Duration.ofSeconds(2));
+		assertThat(waiterToken).isGreaterThan(holderToken);
+		assertThat(lock.isLocked()).isFalse();
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	@Test
 	void aLeaseLostDuringARunOfPassesIsReportedAndEndsTheRun() throws Exception {
 		String name = LockTestClients.uniqueName();
 		List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -202,6 +202,55 @@ class NetworkFaultTests {
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(this::assertNothingLeft);
 	}
 
+	@Test
+	void aHoldTakenOverAfterAFailedReleaseGetsATokenAboveTheOnesItsClientPassedOn() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock first = this.client.getLock(name);
+		// this thread takes the lock in Redis; Redis goes on naming it as the holder
+		first.lock();
+		CompletableFuture<Long> passedToken = new CompletableFuture<>();
+		CompletableFuture<Throwable> unlockFailure = new CompletableFuture<>();
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		Thread second = new Thread(() -> {
+			RedisLock lock = this.client.getLock(name);
+			lock.lock();
+			passedToken.complete(lock.fencingToken());
+			try {
+				release.await();
+				lock.unlock();
+				unlockFailure.complete(null);
+			}
+			catch (Throwable ex) {
+				unlockFailure.complete(ex);
+			}
+		});
+		second.start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
+		// passed to the second thread with a token reserved above this thread's
+		first.unlock();
+		long passed = passedToken.get(5, TimeUnit.SECONDS);
+		assertThat(passed).isGreaterThan(0);
+		// its release never reaches Redis: the hold stays there, under this thread's name
+		this.proxy.cut();
+		release.countDown();
+		assertThat(unlockFailure.get(10, TimeUnit.SECONDS)).isInstanceOf(RedisLockException.class);
+		this.proxy.heal();
+		// This thread takes the lock again once Redis answers: after the client released
+		// the failed hold in the background, or by taking it over (its waiting thread
+		// did so in the torture test). Either way with a token above the one its client
+		// passed on; a takeover used to answer with the token stored at the run's
+		// acquisition in Redis, which is lower.
+		await().pollInSameThread()
+			.pollInterval(Duration.ofMillis(5))
+			.atMost(Duration.ofSeconds(30))
+			.ignoreExceptions()
+			.until(() -> first.tryLock(Duration.ZERO, null));
+		assertThat(first.fencingToken()).isGreaterThan(passed);
+		first.unlock();
+		second.join(5_000);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(this::assertNothingLeft);
+	}
+
 	private void assertNothingLeft() {
 		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
 		assertThat(LockTestClients.inspector(this.client).watchdogCount()).isZero();

@@ -46,10 +46,10 @@ import static org.awaitility.Awaitility.await;
  * Asserted: no other overlap; no lost counter update other than by a legitimate overlap
  * in which the store accepted both writes; within an epoch the tokens of each name
  * increase strictly in the order the holds began (leaving out holds frozen past their
- * lease, and allowing a thread to keep its token when it takes over its own hold that a
- * failed unlock left in Redis); and nothing left: no lock thread in the workers once
- * their clients closed, no pub/sub connection or channel, no key but the fencing counters
- * once the last leases ran out, no connection once the workers exited.
+ * lease; a hold a failed unlock left in Redis, taken over by its owner, gets a new token
+ * too); and nothing left: no lock thread in the workers once their clients closed, no
+ * pub/sub connection or channel, no key but the fencing counters once the last leases ran
+ * out, no connection once the workers exited.
  *
  * <p>
  * Reported and not asserted (timings on a shared machine): the longest any call took

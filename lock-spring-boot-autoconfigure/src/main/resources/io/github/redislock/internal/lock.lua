@@ -19,9 +19,20 @@ if redis.call('exists', KEYS[1]) == 1 then
   if not yieldedBy or yieldedBy == client then
     if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
       -- Normally the stored count equals ARGV[3]. It is higher when an earlier acquire ran here but
-      -- its reply never reached the owner (a timeout, a cut connection); the owner then takes that
-      -- hold over as its own, so that its unlocks free the lock instead of leaving it held until
-      -- the lease ends.
+      -- its reply never reached the owner (a timeout, a cut connection), or a release never did;
+      -- the owner then takes that hold over as its own, so that its unlocks free the lock instead
+      -- of leaving it held until the lease ends.
+      if ARGV[3] == '0' then
+        -- Taken over by an owner that believes it holds nothing: with a token of its own, as any
+        -- acquisition. Its client may have passed the lock on (see pass.lua) with reserved tokens
+        -- above the stored one, to holders that ran since; the stored token would go back.
+        local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
+        redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token)
+        if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
+          redis.call('pexpire', KEYS[1], ARGV[1])
+        end
+        return token
+      end
       redis.call('hset', KEYS[1], ARGV[2], tonumber(ARGV[3]) + 1)
       -- a nested acquisition may lengthen the lease, never shorten it
       if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then

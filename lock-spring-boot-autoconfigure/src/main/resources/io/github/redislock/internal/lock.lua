@@ -17,22 +17,14 @@ if redis.call('exists', KEYS[1]) == 1 then
   -- client
   local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
   if not yieldedBy or yieldedBy == client then
-    if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-      -- Normally the stored count equals ARGV[3]. It is higher when an earlier acquire ran here but
-      -- its reply never reached the owner (a timeout, a cut connection), or a release never did;
-      -- the owner then takes that hold over as its own, so that its unlocks free the lock instead
-      -- of leaving it held until the lease ends.
-      if ARGV[3] == '0' then
-        -- Taken over by an owner that believes it holds nothing: with a token of its own, as any
-        -- acquisition. Its client may have passed the lock on (see pass.lua) with reserved tokens
-        -- above the stored one, to holders that ran since; the stored token would go back.
-        local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
-        redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token)
-        if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
-          redis.call('pexpire', KEYS[1], ARGV[1])
-        end
-        return token
-      end
+    local held = redis.call('hexists', KEYS[1], ARGV[2]) == 1
+    -- Normally the stored count equals ARGV[3]. It is higher when an earlier acquire ran here but
+    -- its reply never reached the owner (a timeout, a cut connection), or a release never did;
+    -- the owner then takes that hold over as its own, so that its unlocks free the lock instead
+    -- of leaving it held until the lease ends. An owner that believes it holds nothing takes it
+    -- over as a new acquisition (below), with a token of its own: its client may have passed the
+    -- lock on (see pass.lua) with reserved tokens above the stored one.
+    if held and ARGV[3] ~= '0' then
       redis.call('hset', KEYS[1], ARGV[2], tonumber(ARGV[3]) + 1)
       -- a nested acquisition may lengthen the lease, never shorten it
       if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
@@ -40,22 +32,26 @@ if redis.call('exists', KEYS[1]) == 1 then
       end
       return tonumber(redis.call('hget', KEYS[1], 'token'))
     end
-    -- the holder's client stops passing the lock among its own threads once it sees this; the
-    -- holder's release announces itself only when it is there (see unlock.lua)
-    if ARGV[5] == '1' and redis.call('hget', KEYS[1], 'client') ~= client then
-      redis.call('hset', KEYS[1], 'contended', 1)
+    if not held then
+      -- the holder's client stops passing the lock among its own threads once it sees this; the
+      -- holder's release announces itself only when it is there (see unlock.lua)
+      if ARGV[5] == '1' and redis.call('hget', KEYS[1], 'client') ~= client then
+        redis.call('hset', KEYS[1], 'contended', 1)
+      end
+      local ttl = redis.call('pttl', KEYS[1])
+      if ttl > 0 then
+        return -ttl
+      end
+      return 0
     end
-    local ttl = redis.call('pttl', KEYS[1])
-    if ttl > 0 then
-      return -ttl
-    end
-    return 0
+  else
+    -- cleared field by field, never deleted (the marker keeps a token): while its Cluster slot
+    -- migrates, a key that went missing during the script could not be written again on this
+    -- node. A "contended" mark stays: only waiters of other clients than this one set it on the
+    -- marker (those of the client that gave the lock up), and they now wait for this client's turn
+    -- to end.
+    redis.call('hdel', KEYS[1], 'yielded-by')
   end
-  -- cleared field by field, never deleted (the marker keeps a token): while its Cluster slot
-  -- migrates, a key that went missing during the script could not be written again on this node.
-  -- A "contended" mark stays: only waiters of other clients than this one set it on the marker
-  -- (those of the client that gave the lock up), and they now wait for this client's turn to end.
-  redis.call('hdel', KEYS[1], 'yielded-by')
 end
 local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
 redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)

@@ -455,6 +455,38 @@ class RedisLockTests {
 		assertThat(lock.isLocked()).isFalse();
 	}
 
+	// the client reuses the keys of names it locked last, by the name's hash: names
+	// whose hashes collide, and the other kinds of lock of a name, get their own keys
+	@Test
+	void namesWhoseHashesCollideAndOtherKindsOfTheSameNameLockTheirOwnKeys() throws Exception {
+		String prefix = LockTestClients.uniqueName();
+		assertThat((prefix + "Aa").hashCode()).isEqualTo((prefix + "BB").hashCode());
+		for (int round = 0; round < 2; round++) {
+			RedisLock first = this.client.getLock(prefix + "Aa");
+			RedisLock second = this.client.getLock(prefix + "BB");
+			first.lock();
+			second.lock();
+			RedisFairLock fair = this.client.getFairLock(prefix + "Aa");
+			fair.lock();
+			RedisReadWriteLock readWrite = this.client.getReadWriteLock(prefix + "Aa");
+			readWrite.readLock().lock();
+			assertThat(this.redisTemplate.hasKey("lock:{" + prefix + "Aa}")).isTrue();
+			assertThat(this.redisTemplate.hasKey("lock:{" + prefix + "BB}")).isTrue();
+			assertThat(this.redisTemplate.hasKey("lock:{" + prefix + "Aa}:fair")).isTrue();
+			assertThat(this.redisTemplate.hasKey("lock:{" + prefix + "Aa}:rw")).isTrue();
+			assertThat(LockTestClients.inspector(this.client).heldCount()).isEqualTo(4);
+			readWrite.readLock().unlock();
+			fair.unlock();
+			second.unlock();
+			assertThat(this.redisTemplate.hasKey("lock:{" + prefix + "BB}")).isFalse();
+			assertThat(first.isLocked()).isTrue();
+			first.unlock();
+			assertThat(this.redisTemplate.keys("lock:{" + prefix + "*")).isEmpty();
+		}
+		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock(prefix + "A{a"))
+			.withMessageContaining("hash tag");
+	}
+
 	@Test
 	void aKeyOfAnotherTypeUnderTheLockNameGivesAClearErrorAndHarmsNoOtherLock() {
 		String name = LockTestClients.uniqueName();

@@ -57,6 +57,9 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	private final String keyPrefix;
 
+	// the keys of the names locked last, so that locking one again works nothing out
+	private final LockKeysCache keys;
+
 	private final String clientId = UUID.randomUUID().toString();
 
 	private final LockEngine engine;
@@ -91,6 +94,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 						+ "but the connection factory is a " + connectionFactory.getClass().getName()
 						+ "; remove the other client from the class path or define a LettuceConnectionFactory bean");
 		this.keyPrefix = keyPrefix;
+		this.keys = new LockKeysCache(keyPrefix);
 		this.maxLocalPasses = maxLocalPasses;
 		// every kind reads its scripts from the class path once, here: not at the first
 		// lock call, which may run on a thread that must not block (a reactive one)
@@ -130,14 +134,12 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	@Override
 	public RedisFairLock getFairLock(String name) {
-		LockArguments.checkName(name);
-		return new DefaultRedisFairLock(LockKeys.fair(this.keyPrefix, name), this.engine, this.watchdogLease, this);
+		return new DefaultRedisFairLock(this.keys.get(LockType.FAIR, name), this.engine, this.watchdogLease, this);
 	}
 
 	@Override
 	public RedisReadWriteLock getReadWriteLock(String name) {
-		LockArguments.checkName(name);
-		return new DefaultRedisReadWriteLock(LockKeys.read(this.keyPrefix, name), LockKeys.write(this.keyPrefix, name),
+		return new DefaultRedisReadWriteLock(this.keys.get(LockType.READ, name), this.keys.get(LockType.WRITE, name),
 				this.engine, this.watchdogLease, this);
 	}
 
@@ -180,8 +182,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	/** Acquires the given lock of the name for a new handle without waiting. */
 	CompletableFuture<LockHandle> acquireAsync(LockType type, String name, Duration waitTime,
 			@Nullable Duration leaseTime, @Nullable Executor continuations) {
-		LockArguments.checkName(name);
-		return acquireAsync(type.keys(this.keyPrefix, name), waitTime, leaseTime, continuations);
+		return acquireAsync(this.keys.get(type, name), waitTime, leaseTime, continuations);
 	}
 
 	/**
@@ -307,8 +308,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	private LockKeys keys(String name) {
-		LockArguments.checkName(name);
-		return LockKeys.of(this.keyPrefix, name);
+		return this.keys.get(LockType.EXCLUSIVE, name);
 	}
 
 	private static Wait wait(String name, Duration waitTime) {

@@ -43,8 +43,8 @@ final class ExclusiveLock implements LockKind {
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return RedisCalls
-			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
-					owner.id(), Integer.toString(holdsBefore), Integer.toString(tokens), waits ? "1" : "0")
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
+					owner.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(tokens), flag(waits))
 			.thenApply((reply) -> acquired(reply, tokens));
 	}
 
@@ -52,9 +52,9 @@ final class ExclusiveLock implements LockKind {
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp) {
 		return RedisCalls
-			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeys(), holder.id(),
-					Integer.toString(tokens), keys.channel(), Long.toString(lease.millis()), Long.toString(yieldMillis),
-					giveUp ? "1" : "0")
+			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
+					RedisCalls.number(tokens), keys.channelBytes(), lease.argument(), RedisCalls.number(yieldMillis),
+					flag(giveUp))
 			.thenApply((reply) -> {
 				long value = (reply != null) ? reply : -1;
 				if (value > 0) {
@@ -68,9 +68,9 @@ final class ExclusiveLock implements LockKind {
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(), keys.channel(),
-					Integer.toString(holdsBefore), Long.toString(keepMillis), Long.toString(yieldMillis),
-					othersOnly ? "1" : "0")
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
+					keys.channelBytes(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
+					RedisCalls.number(yieldMillis), flag(othersOnly))
 			.thenApply(ExclusiveLock::released);
 	}
 
@@ -107,6 +107,10 @@ final class ExclusiveLock implements LockKind {
 	@Override
 	public boolean supportsHoldAtLeast() {
 		return true;
+	}
+
+	private static byte[] flag(boolean value) {
+		return RedisCalls.number(value ? 1 : 0);
 	}
 
 	private static LockReply acquired(Long reply, int tokens) {

@@ -61,7 +61,7 @@ final class LockCommands {
 		// grant: it needs no acknowledgement
 		ReplicaAcknowledgement acknowledgement = (holdsBefore == 0) ? this.acknowledgement : null;
 		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
-		return this.calls.call(describe("acquire", keys), extra, budgetNanos, (redis) -> {
+		return this.calls.call(() -> describe("acquire", keys), extra, budgetNanos, (redis) -> {
 			CompletionStage<LockReply> reply = keys.kind()
 				.acquire(redis, keys, owner, lease, holdsBefore, tokens, waits);
 			return (acknowledgement != null)
@@ -78,7 +78,7 @@ final class LockCommands {
 			long budgetNanos) {
 		ReplicaAcknowledgement acknowledgement = this.acknowledgement;
 		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
-		return this.calls.callAsync(describe("acquire", keys), extra, budgetNanos, (redis) -> {
+		return this.calls.callAsync(() -> describe("acquire", keys), extra, budgetNanos, (redis) -> {
 			CompletionStage<LockReply> reply = keys.kind().acquire(redis, keys, owner, lease, 0, tokens, waits);
 			return (acknowledgement != null)
 					? reply.thenCompose((granted) -> acknowledged(redis, keys, owner, granted, acknowledgement))
@@ -114,14 +114,14 @@ final class LockCommands {
 	 * (see {@link LockKind#release})
 	 */
 	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis, boolean othersOnly) {
-		return this.calls.call(describe("release", keys), (redis) -> keys.kind()
+		return this.calls.call(() -> describe("release", keys), (redis) -> keys.kind()
 			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
 	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis,
 			boolean othersOnly) {
-		return this.calls.callAsync(describe("release", keys), 0, RedisCalls.NO_LIMIT, (redis) -> keys.kind()
+		return this.calls.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT, (redis) -> keys.kind()
 			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
 	}
 
@@ -130,7 +130,7 @@ final class LockCommands {
 	 * {@link LockKind#continueRun}.
 	 */
 	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
-		return this.calls.call(describe("pass on", keys),
+		return this.calls.call(() -> describe("pass on", keys),
 				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true));
 	}
 
@@ -140,7 +140,7 @@ final class LockCommands {
 	 * {@link LocalRun#askedAhead}).
 	 */
 	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
-		return this.calls.callAsync(describe("pass on", keys), 0, RedisCalls.NO_LIMIT,
+		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT,
 				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false));
 	}
 
@@ -149,7 +149,7 @@ final class LockCommands {
 	 * answer; a failure only leaves the mark until it expires.
 	 */
 	CompletableFuture<?> withdrawAsync(LockKeys keys, Owner owner) {
-		return this.calls.callAsync(describe("withdraw a waiter of", keys), 0, RedisCalls.NO_LIMIT,
+		return this.calls.callAsync(() -> describe("withdraw a waiter of", keys), 0, RedisCalls.NO_LIMIT,
 				(redis) -> keys.kind().withdraw(redis, keys, owner));
 	}
 
@@ -158,7 +158,7 @@ final class LockCommands {
 	 * waiting in Redis.
 	 */
 	List<String> keepAlive(LockKeys keys, List<String> owners) {
-		List<Object> missing = this.calls.call(describe("renew " + owners.size() + " waiter(s) of", keys),
+		List<Object> missing = this.calls.call(() -> describe("renew " + owners.size() + " waiter(s) of", keys),
 				(redis) -> keys.kind().keepAlive(redis, keys, owners));
 		List<String> gone = new ArrayList<>();
 		if (missing != null) {
@@ -172,13 +172,13 @@ final class LockCommands {
 
 	/** Sets what is left of the owner's lease; false when it no longer holds the lock. */
 	boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
-		return this.calls.call(describe("extend the lease of", keys),
+		return this.calls.call(() -> describe("extend the lease of", keys),
 				(redis) -> keys.kind().extend(redis, keys, owner, leaseMillis));
 	}
 
 	boolean forceRelease(LockKeys keys) {
-		return Boolean.TRUE
-			.equals(this.calls.call(describe("force-unlock", keys), (redis) -> keys.kind().forceRelease(redis, keys)));
+		return Boolean.TRUE.equals(this.calls.call(() -> describe("force-unlock", keys),
+				(redis) -> keys.kind().forceRelease(redis, keys)));
 	}
 
 	/**
@@ -193,8 +193,9 @@ final class LockCommands {
 			hold.keys().kind().addRenewKeys(hold.keys(), keys);
 			args[i + 1] = hold.keys().field(hold.redisOwner());
 		}
-		List<Object> lostPositions = this.calls.call("renew " + holds.size() + " lock lease(s)", (redis) -> RedisCalls
-			.<List<Object>>script(redis, LockScripts.RENEW, ScriptOutputType.MULTI, keys, args));
+		List<Object> lostPositions = this.calls.call(() -> "renew " + holds.size() + " lock lease(s)",
+				(redis) -> RedisCalls.<List<Object>>script(redis, LockScripts.RENEW, ScriptOutputType.MULTI, keys,
+						args));
 		List<Hold> lost = new ArrayList<>();
 		if (lostPositions != null) {
 			for (Object position : lostPositions) {

@@ -46,6 +46,10 @@ final class LockEngine implements AutoCloseable {
 
 	private final AtomicLong handleSequence = new AtomicLong();
 
+	// every lock() and unlock() asks for its thread's owner: made once per thread (its id
+	// and the id's bytes), and gone with the thread
+	private final ThreadLocal<Owner> threadOwners;
+
 	private final WaitQueues queues;
 
 	private final ReleaseSubscriptions subscriptions;
@@ -78,6 +82,7 @@ final class LockEngine implements AutoCloseable {
 		this.notifier = notifier;
 		this.observations = observations;
 		this.clientId = clientId;
+		this.threadOwners = ThreadLocal.withInitial(() -> Owner.thread(clientId, Thread.currentThread()));
 		this.commands = commands;
 		this.reads = reads;
 		this.holds = holds;
@@ -687,7 +692,7 @@ final class LockEngine implements AutoCloseable {
 
 	/** The current thread as an owner. */
 	Owner currentThread() {
-		return Owner.thread(this.clientId, Thread.currentThread());
+		return this.threadOwners.get();
 	}
 
 	/** A fresh handle owner, for one acquisition. */

@@ -9,18 +9,61 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  * the name in braces, a cluster hash tag, and every other key and the release channel
  * start with the same tag; the fencing counter is the one of the lock's slot. So every
  * key a script touches is in one slot and the lock works on Redis Cluster.
- *
- * @param name the lock's name
- * @param lockKey the hash holding owners and hold counts
- * @param fenceKey the counter fencing tokens come from, shared by all names in the slot
- * @param channel where a release this lock's waiters wait for is published
- * @param kind what acquiring and releasing mean
- * @param id what this client knows the lock by (its holds, waiters and settlements): the
- * lock key, unless two kinds share it (a read/write lock's read and write side)
- * @param scriptKeys the keys the kind's acquire script is given
+ * <p>
+ * Immutable; it keeps its keys encoded for the scripts, and a client reuses the keys of
+ * the names it locked last ({@link LockKeysCache}): working out the fencing counter's
+ * slot and the key bytes cost more than the rest of an uncontended acquisition's client
+ * work.
  */
-record LockKeys(String name, String lockKey, String fenceKey, String channel, LockKind kind, String id,
-		List<String> scriptKeys) {
+final class LockKeys {
+
+	private final String name;
+
+	private final String lockKey;
+
+	private final String fenceKey;
+
+	private final String channel;
+
+	private final LockKind kind;
+
+	private final String id;
+
+	private final List<String> scriptKeys;
+
+	private final byte[][] scriptKeyBytes;
+
+	private final byte[][] lockKeyBytes;
+
+	private final byte[] channelBytes;
+
+	/**
+	 * @param name the lock's name
+	 * @param lockKey the hash holding owners and hold counts
+	 * @param fenceKey the counter fencing tokens come from, shared by all names in the
+	 * slot
+	 * @param channel where a release this lock's waiters wait for is published
+	 * @param kind what acquiring and releasing mean
+	 * @param id what this client knows the lock by (its holds, waiters and settlements):
+	 * the lock key, unless two kinds share it (a read/write lock's read and write side)
+	 * @param scriptKeys the keys the kind's acquire script is given
+	 */
+	private LockKeys(String name, String lockKey, String fenceKey, String channel, LockKind kind, String id,
+			List<String> scriptKeys) {
+		this.name = name;
+		this.lockKey = lockKey;
+		this.fenceKey = fenceKey;
+		this.channel = channel;
+		this.kind = kind;
+		this.id = id;
+		this.scriptKeys = scriptKeys;
+		this.scriptKeyBytes = new byte[scriptKeys.size()][];
+		for (int i = 0; i < this.scriptKeyBytes.length; i++) {
+			this.scriptKeyBytes[i] = RedisCalls.bytes(scriptKeys.get(i));
+		}
+		this.lockKeyBytes = new byte[][] { RedisCalls.bytes(lockKey) };
+		this.channelBytes = RedisCalls.bytes(channel);
+	}
 
 	/** The exclusive lock of that name. */
 	static LockKeys of(String keyPrefix, String name) {
@@ -73,6 +116,49 @@ record LockKeys(String name, String lockKey, String fenceKey, String channel, Lo
 		return (colon > 0) ? name.substring(0, colon) : name;
 	}
 
+	String name() {
+		return this.name;
+	}
+
+	String lockKey() {
+		return this.lockKey;
+	}
+
+	String fenceKey() {
+		return this.fenceKey;
+	}
+
+	String channel() {
+		return this.channel;
+	}
+
+	LockKind kind() {
+		return this.kind;
+	}
+
+	String id() {
+		return this.id;
+	}
+
+	List<String> scriptKeys() {
+		return this.scriptKeys;
+	}
+
+	/** {@link #scriptKeys()} encoded; not to be changed. */
+	byte[][] scriptKeyBytes() {
+		return this.scriptKeyBytes;
+	}
+
+	/** The lock key alone, encoded as a script's keys; not to be changed. */
+	byte[][] lockKeyBytes() {
+		return this.lockKeyBytes;
+	}
+
+	/** {@link #channel()} as a script argument; not to be changed. */
+	byte[] channelBytes() {
+		return this.channelBytes;
+	}
+
 	/** The owner's field in the lock's hash: its hold count. */
 	String field(Owner owner) {
 		return this.kind.field(owner);
@@ -84,6 +170,11 @@ record LockKeys(String name, String lockKey, String fenceKey, String channel, Lo
 
 	List<String> lockOnly() {
 		return List.of(this.lockKey);
+	}
+
+	@Override
+	public String toString() {
+		return this.kind.mode() + " lock '" + this.name + "' (key '" + this.lockKey + "')";
 	}
 
 }

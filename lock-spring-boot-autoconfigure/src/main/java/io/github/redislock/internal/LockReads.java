@@ -36,13 +36,13 @@ final class LockReads {
 	 * trip.
 	 */
 	boolean exists(LockKeys keys) {
-		return Boolean.TRUE
-			.equals(this.calls.call(LockCommands.describe("read", keys), (redis) -> keys.kind().isLocked(redis, keys)));
+		return Boolean.TRUE.equals(this.calls.call(() -> LockCommands.describe("read", keys),
+				(redis) -> keys.kind().isLocked(redis, keys)));
 	}
 
 	/** The lock's hash and its PTTL, pipelined in one round trip. */
 	LockState state(LockKeys keys) {
-		Object[] replies = this.calls.call(LockCommands.describe("read", keys), (redis) -> {
+		Object[] replies = this.calls.call(() -> LockCommands.describe("read", keys), (redis) -> {
 			byte[] key = RedisCalls.bytes(keys.lockKey());
 			CompletableFuture<Map<byte[], byte[]>> hash = redis.hgetall(key).toCompletableFuture();
 			CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
@@ -101,7 +101,7 @@ final class LockReads {
 	}
 
 	private Object[] hashTtlAndCount(LockKeys keys, String sortedSet) {
-		return this.calls.call(LockCommands.describe("read", keys), (redis) -> {
+		return this.calls.call(() -> LockCommands.describe("read", keys), (redis) -> {
 			byte[] key = RedisCalls.bytes(keys.lockKey());
 			CompletableFuture<Map<byte[], byte[]>> hash = redis.hgetall(key).toCompletableFuture();
 			CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
@@ -129,7 +129,7 @@ final class LockReads {
 
 	/** This owner's hold count as Redis has it. */
 	int holdCount(LockKeys keys, Owner owner) {
-		byte[] count = this.calls.call(LockCommands.describe("read", keys),
+		byte[] count = this.calls.call(() -> LockCommands.describe("read", keys),
 				(redis) -> redis.hget(RedisCalls.bytes(keys.lockKey()), RedisCalls.bytes(keys.field(owner))));
 		return (count != null) ? Integer.parseInt(text(count)) : 0;
 	}
@@ -139,7 +139,7 @@ final class LockReads {
 	 * owner does not hold the lock.
 	 */
 	long remainingLeaseMillis(LockKeys keys, Owner owner) {
-		Object[] replies = this.calls.call(LockCommands.describe("read", keys), (redis) -> {
+		Object[] replies = this.calls.call(() -> LockCommands.describe("read", keys), (redis) -> {
 			byte[] key = RedisCalls.bytes(keys.lockKey());
 			CompletableFuture<Boolean> held = redis.hexists(key, RedisCalls.bytes(keys.field(owner)))
 				.toCompletableFuture();
@@ -151,7 +151,7 @@ final class LockReads {
 	}
 
 	long remainingLeaseMillis(LockKeys keys) {
-		Long ttl = this.calls.call(LockCommands.describe("read", keys),
+		Long ttl = this.calls.call(() -> LockCommands.describe("read", keys),
 				(redis) -> redis.pttl(RedisCalls.bytes(keys.lockKey())));
 		return (ttl != null) ? ttl : NO_KEY;
 	}
@@ -161,7 +161,7 @@ final class LockReads {
 		if (lockKeys.isEmpty()) {
 			return List.of();
 		}
-		return this.calls.call("read the leases of " + lockKeys.size() + " lock(s)", (redis) -> {
+		return this.calls.call(() -> "read the leases of " + lockKeys.size() + " lock(s)", (redis) -> {
 			List<CompletableFuture<Long>> ttls = lockKeys.stream()
 				.map((key) -> redis.pttl(RedisCalls.bytes(key)).toCompletableFuture())
 				.toList();

@@ -12,9 +12,10 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * Loads the Lua scripts, once, from this package's folder on the classpath (not the root,
  * where an application's own {@code lock.lua} could shadow them). Each is one
- * {@link DefaultRedisScript} whose SHA1 is computed once, so the engine sends EVALSHA and
- * falls back to EVAL only when Redis lost its script cache (restart, failover, SCRIPT
- * FLUSH). A {@link LockKind} loads its own scripts; the ones here serve every kind.
+ * {@link DefaultRedisScript} whose SHA1 is computed once and read without a lock, so the
+ * engine sends EVALSHA and falls back to EVAL only when Redis lost its script cache
+ * (restart, failover, SCRIPT FLUSH). A {@link LockKind} loads its own scripts; the ones
+ * here serve every kind.
  */
 final class LockScripts {
 
@@ -34,13 +35,32 @@ final class LockScripts {
 	static <T> RedisScript<T> load(String name, Class<T> resultType) {
 		try {
 			String text = new ClassPathResource(name, LockScripts.class).getContentAsString(StandardCharsets.UTF_8);
-			DefaultRedisScript<T> script = new DefaultRedisScript<>(text, resultType);
-			script.getSha1();
-			return script;
+			return new Loaded<>(text, resultType);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read the lock script '" + name + "' from the classpath", ex);
 		}
+	}
+
+	/**
+	 * A script whose SHA1 is computed once: {@link DefaultRedisScript#getSha1()} takes a
+	 * lock on every call (to notice a changed source, which a text never is), and a
+	 * contended lock parks the caller, on a reactive or event-loop thread too.
+	 */
+	private static final class Loaded<T> extends DefaultRedisScript<T> {
+
+		private final String sha1;
+
+		Loaded(String text, Class<T> resultType) {
+			super(text, resultType);
+			this.sha1 = super.getSha1();
+		}
+
+		@Override
+		public String getSha1() {
+			return this.sha1;
+		}
+
 	}
 
 }

@@ -22,8 +22,12 @@ final class Owner {
 
 	private final boolean handle;
 
+	// the id as a script argument: every command of the owner sends it
+	private final byte[] argument;
+
 	private Owner(String id, Thread thread, boolean handle) {
 		this.id = id;
+		this.argument = RedisCalls.bytes(id);
 		this.thread = thread;
 		this.handle = handle;
 	}
@@ -39,6 +43,11 @@ final class Owner {
 	/** The owner's field in the lock's hash. */
 	String id() {
 		return this.id;
+	}
+
+	/** {@link #id()} as a script argument; not to be changed. */
+	byte[] argument() {
+		return this.argument;
 	}
 
 	boolean isHandle() {

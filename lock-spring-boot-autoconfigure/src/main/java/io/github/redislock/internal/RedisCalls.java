@@ -2,15 +2,14 @@ package io.github.redislock.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -100,13 +99,14 @@ final class RedisCalls {
 	 * Sends the command and waits for its answer, at most the command timeout plus
 	 * {@code extraMillis} (for a command that itself waits, such as {@code WAIT}), and at
 	 * most {@code budgetNanos}.
-	 * @param what what the call does, for messages: "acquire lock 'a' (key 'lock:{a}')"
+	 * @param what what the call does, for messages: "acquire lock 'a' (key 'lock:{a}')";
+	 * asked for only when the call fails
 	 * @throws OutcomeUnknownException when no answer came in time or the connection
 	 * failed after the command may have been sent
 	 * @throws RedisLockException when Redis refused the command, or no connection could
 	 * be had
 	 */
-	<T> T call(String what, long extraMillis, long budgetNanos,
+	<T> T call(Supplier<String> what, long extraMillis, long budgetNanos,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
 		long deadline = System.nanoTime()
 				+ Math.max(0, Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
@@ -154,7 +154,7 @@ final class RedisCalls {
 	// waits for that with the connection's own timeouts (Lettuce's handshake waits up
 	// to its 60 s default on a frozen Redis): so until one has succeeded, connecting is
 	// done on a thread of its own and waited for within the deadline.
-	private RedisConnection connection(String what, long deadline) {
+	private RedisConnection connection(Supplier<String> what, long deadline) {
 		CompletableFuture<RedisConnection> connecting = connecting(what);
 		try {
 			return awaitUninterruptibly(what, connecting.copy(), deadline);
@@ -166,14 +166,14 @@ final class RedisCalls {
 		}
 	}
 
-	private CompletableFuture<RedisConnection> connecting(String what) {
+	private CompletableFuture<RedisConnection> connecting(Supplier<String> what) {
 		if (this.connected) {
 			try {
 				return CompletableFuture.completedFuture(this.connectionFactory.getConnection());
 			}
 			catch (RuntimeException ex) {
 				return CompletableFuture
-					.failedFuture(new RedisLockException("Could not " + what + ": " + message(ex), ex));
+					.failedFuture(new RedisLockException("Could not " + what.get() + ": " + message(ex), ex));
 			}
 		}
 		CompletableFuture<RedisConnection> connecting = new CompletableFuture<>();
@@ -196,7 +196,7 @@ final class RedisCalls {
 	 * {@link #call(String, long, long, Function)} returns it, without any thread waiting:
 	 * the same time limits, the same exceptions (as the future's failure).
 	 */
-	<T> CompletableFuture<T> callAsync(String what, long extraMillis, long budgetNanos,
+	<T> CompletableFuture<T> callAsync(Supplier<String> what, long extraMillis, long budgetNanos,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
 		long timeout = Math.max(0,
 				Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
@@ -241,7 +241,8 @@ final class RedisCalls {
 		}).thenCompose((next) -> next);
 	}
 
-	<T> T call(String what, Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
+	<T> T call(Supplier<String> what,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
 		return call(what, 0, NO_LIMIT, command);
 	}
 
@@ -250,7 +251,7 @@ final class RedisCalls {
 	 * {@link #call(String, Function)} does.
 	 */
 	<T> T await(String what, CompletionStage<T> command, long deadline) {
-		return awaitUninterruptibly(what, command.toCompletableFuture(), deadline);
+		return awaitUninterruptibly(() -> what, command.toCompletableFuture(), deadline);
 	}
 
 	/**
@@ -258,6 +259,10 @@ final class RedisCalls {
 	 * the same failure.
 	 */
 	<T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
+		return within(() -> what, command, deadline);
+	}
+
+	private <T> CompletableFuture<T> within(Supplier<String> what, CompletionStage<T> command, long deadline) {
 		return command.toCompletableFuture()
 			.copy()
 			.orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
@@ -271,7 +276,8 @@ final class RedisCalls {
 
 	/**
 	 * Runs a script by its SHA1, loading it with EVAL when Redis does not have it (after
-	 * a restart, a failover or SCRIPT FLUSH).
+	 * a restart, a failover or SCRIPT FLUSH). The script is one of {@link LockScripts}'s,
+	 * whose SHA1 is read without a lock.
 	 */
 	static <T> CompletionStage<T> script(RedisClusterAsyncCommands<byte[], byte[]> redis, RedisScript<?> script,
 			ScriptOutputType type, List<String> keys, String... args) {
@@ -283,23 +289,42 @@ final class RedisCalls {
 		for (int i = 0; i < args.length; i++) {
 			argBytes[i] = bytes(args[i]);
 		}
-		CompletionStage<T> bySha = redis.evalsha(sha1(script), type, keyBytes, argBytes);
-		return bySha.exceptionallyCompose((ex) -> {
-			if (unwrap(ex) instanceof RedisNoScriptException) {
-				return redis.eval(script.getScriptAsString(), type, keyBytes, argBytes);
-			}
-			return CompletableFuture.failedFuture(ex);
-		}).exceptionallyCompose((ex) -> CompletableFuture.failedFuture(namingDeniedCommand(script, ex)));
+		return script(redis, script, type, keyBytes, argBytes);
 	}
 
-	// DefaultRedisScript takes a lock on every getSha1(): a contended one parks the
-	// thread (on a reactive or event-loop thread that is blocking) and costs on the hot
-	// path. The scripts are constants: their digests are looked up without a lock.
-	private static final Map<RedisScript<?>, String> SHA1S = new ConcurrentHashMap<>();
+	/**
+	 * Runs a script as
+	 * {@link #script(RedisClusterAsyncCommands, RedisScript, ScriptOutputType, List, String...)}
+	 * does, with its keys and arguments encoded already: the hot path's, whose keys
+	 * ({@link LockKeys}) and most arguments ({@link Owner}, {@link Lease}, {@link #number
+	 * small numbers}) keep their bytes. Nothing here or in Lettuce changes the arrays.
+	 */
+	static <T> CompletionStage<T> script(RedisClusterAsyncCommands<byte[], byte[]> redis, RedisScript<?> script,
+			ScriptOutputType type, byte[][] keys, byte[]... args) {
+		// one stage on the way of every reply, whatever it is
+		CompletionStage<T> bySha = redis.evalsha(script.getSha1(), type, keys, args);
+		return bySha.exceptionallyCompose((ex) -> {
+			if (unwrap(ex) instanceof RedisNoScriptException) {
+				CompletionStage<T> byText = redis.eval(script.getScriptAsString(), type, keys, args);
+				return byText.exceptionallyCompose(
+						(failure) -> CompletableFuture.failedFuture(namingDeniedCommand(script, failure)));
+			}
+			return CompletableFuture.failedFuture(namingDeniedCommand(script, ex));
+		});
+	}
 
-	private static String sha1(RedisScript<?> script) {
-		String sha1 = SHA1S.get(script);
-		return (sha1 != null) ? sha1 : SHA1S.computeIfAbsent(script, RedisScript::getSha1);
+	// hold counts, token counts, flags and short times: encoded once
+	private static final byte[][] SMALL_NUMBERS = new byte[256][];
+
+	static {
+		for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+			SMALL_NUMBERS[i] = bytes(Integer.toString(i));
+		}
+	}
+
+	/** A number as a script argument: its decimal digits. */
+	static byte[] number(long value) {
+		return (value >= 0 && value < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) value] : bytes(Long.toString(value));
 	}
 
 	// Redis 7.0 refuses a command inside a script for the user's ACL with "The user
@@ -360,7 +385,7 @@ final class RedisCalls {
 		return remembered((RedisClusterAsyncCommands<byte[], byte[]>) connection.getNativeConnection());
 	}
 
-	private <T> T awaitUninterruptibly(String what, CompletableFuture<T> future, long deadline) {
+	private <T> T awaitUninterruptibly(Supplier<String> what, CompletableFuture<T> future, long deadline) {
 		boolean interrupted = false;
 		try {
 			for (;;) {
@@ -386,10 +411,10 @@ final class RedisCalls {
 
 	// a timeout or a failed connection: unknown whether Redis ran it; an error reply:
 	// it did not
-	private RuntimeException translate(String what, Throwable failure) {
+	private RuntimeException translate(Supplier<String> what, Throwable failure) {
 		Throwable cause = unwrap(failure);
 		if (cause instanceof TimeoutException) {
-			return new OutcomeUnknownException("Could not " + what + ": Redis did not answer within "
+			return new OutcomeUnknownException("Could not " + what.get() + ": Redis did not answer within "
 					+ Durations.formatMillis(timeoutMillis()) + " (see redis-lock.command-timeout)", cause);
 		}
 		if (cause instanceof RedisLockException known) {
@@ -397,9 +422,9 @@ final class RedisCalls {
 		}
 		if (cause instanceof RedisCommandExecutionException || cause instanceof Refused) {
 			// Redis answered with an error: the command did not run
-			return new RedisLockException("Could not " + what + ": " + message(cause), cause);
+			return new RedisLockException("Could not " + what.get() + ": " + message(cause), cause);
 		}
-		return new OutcomeUnknownException("Could not " + what + ": " + message(cause), cause);
+		return new OutcomeUnknownException("Could not " + what.get() + ": " + message(cause), cause);
 	}
 
 	private static Throwable unwrap(Throwable ex) {

@@ -396,8 +396,8 @@ final class LockEngine implements AutoCloseable {
 		if (!this.holds.contains(hold)) {
 			return false;
 		}
-		// stop renewing first: a renewal after the new lease was set would undo it
-		this.watchdog.unwatch(hold);
+		// a fixed lease first, which stops the renewals: a renewal after the new lease
+		// was set would undo it
 		Lease before = hold.lease();
 		hold.lease(Lease.fixed(leaseMillis));
 		boolean held;
@@ -417,9 +417,6 @@ final class LockEngine implements AutoCloseable {
 
 	private void restore(Hold hold, Lease before) {
 		hold.lease(before);
-		if (before.watchdog() && this.holds.contains(hold)) {
-			this.watchdog.watch(hold);
-		}
 	}
 
 	/**
@@ -638,9 +635,7 @@ final class LockEngine implements AutoCloseable {
 		}
 		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, run);
 		this.holds.passed(hold, passed);
-		this.watchdog.unwatch(hold);
 		hold.ended(null);
-		this.watchdog.watch(passed);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Passed lock '" + hold.keys().name() + "' to " + to.describe() + " (token " + token + ")");
 		}
@@ -664,9 +659,6 @@ final class LockEngine implements AutoCloseable {
 			}
 			hold = new Hold(keys, owner, token, lease, this.observations, new LocalRun(owner, grant, start));
 			this.holds.add(hold);
-			if (lease.watchdog()) {
-				this.watchdog.watch(hold);
-			}
 		}
 		// the acquisition (a nested one too) left the lock's expiry at least this far out
 		hold.leaseSet(start, lease.millis());
@@ -686,7 +678,6 @@ final class LockEngine implements AutoCloseable {
 
 	private void forget(Hold hold, @Nullable Throwable failure) {
 		this.holds.remove(hold);
-		this.watchdog.unwatch(hold);
 		hold.ended(failure);
 	}
 

@@ -49,7 +49,9 @@ final class WaitQueue {
 
 	private final LockKeys keys;
 
-	private final ArrayDeque<Waiter> asleep = new ArrayDeque<>();
+	// small to start with: every hold a client may pass on has a queue, and most never
+	// see a waiter (it grows as needed)
+	private final ArrayDeque<Waiter> asleep = new ArrayDeque<>(2);
 
 	private boolean pendingWake;
 

@@ -51,8 +51,9 @@ interface LockKind {
 	 * @param yieldMillis when another client waits, how long the freed lock stays
 	 * reserved for the other clients; 0 frees it for anybody
 	 * @param othersOnly whether this client wakes its own waiters itself, so that the
-	 * release needs telling only when another client's waiter waits (a kind may tell
-	 * always)
+	 * release needs telling only when another client's waiter waits; only ever true for a
+	 * kind that {@link #passesLocally() passes locally} (its holds are the ones a wait
+	 * queue tracks), so the others tell always and may ignore it
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
 	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -129,6 +131,56 @@ class NetworkFaultTests {
 		// it tries again when the holder's lease would have ended (at most 2 s), long
 		// before its own 20 s wait
 		assertThat(waited).isLessThan(Duration.ofSeconds(2).plus(COMMAND_TIMEOUT).plusSeconds(2));
+		assertNothingLeft();
+	}
+
+	/**
+	 * A waiting writer keeps new readers out, and a fair lock's waiter has its place in
+	 * the queue: both marks live in Redis. A waiter cut off cannot take its mark back
+	 * when its wait ends; the mark must then keep nobody out longer than it lives
+	 * unrenewed (the README's 3 s for a writer's mark; a fair waiter's place, 6 s).
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "write", "fair" })
+	void aWaiterCutOffKeepsOthersOutNoLongerThanItsMarkLivesUnrenewed(String kind) throws Exception {
+		String name = LockTestClients.uniqueName();
+		boolean write = kind.equals("write");
+		RedisLock holder = write ? this.direct.newClient().getReadWriteLock(name).readLock()
+				: this.direct.newClient().getFairLock(name);
+		holder.lock();
+		RedisLock waiting = write ? this.client.getReadWriteLock(name).writeLock() : this.client.getFairLock(name);
+		CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
+			try {
+				return waiting.tryLock(Duration.ofSeconds(2), null);
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
+		RedisLock newcomer = write ? this.direct.newClient().getReadWriteLock(name).readLock()
+				: this.direct.newClient().getFairLock(name);
+		// the mark works: the newcomer waits behind the waiter
+		assertThat(newcomer.tryLock(Duration.ofMillis(200), null)).isFalse();
+		long cutOffAt = System.nanoTime();
+		this.proxy.cut();
+		// the waiter's wait ends within its bound, with or without an answer, and the
+		// withdrawal of its mark cannot reach Redis
+		assertThat(waiter.handle((acquired, failure) -> (failure != null) ? "failed" : "timed out")
+			.get(2 + COMMAND_TIMEOUT.toSeconds() + 2, TimeUnit.SECONDS)).isIn("failed", "timed out");
+		if (!write) {
+			// a fair lock is next the waiter's once free: free it
+			holder.unlock();
+		}
+		Duration markLives = write ? Duration.ofSeconds(3) : Duration.ofSeconds(6);
+		assertThat(newcomer.tryLock(Duration.ofSeconds(30), null)).isTrue();
+		Duration keptOut = Duration.ofNanos(System.nanoTime() - cutOffAt);
+		assertThat(keptOut).as("kept out after the waiter was cut off").isLessThan(markLives.plusSeconds(2));
+		newcomer.unlock();
+		if (write) {
+			holder.unlock();
+		}
+		this.proxy.heal();
 		assertNothingLeft();
 	}
 

@@ -28,9 +28,11 @@ final class TwoJvmScenario implements ContentionScenario {
 	/**
 	 * The worker JVMs are new for every run, so their JIT has not seen any of the code
 	 * yet; the in-process scenarios get a warm-up pass of their own. Without this, the
-	 * run measures mostly compilation.
+	 * run measures mostly compilation. Two worker JVMs and Redis share the machine's
+	 * cores, so compilation takes long: with 5 s, the C1/C2 compiler threads still took
+	 * about 40 % of a worker's CPU in the window (read per thread from /proc).
 	 */
-	static final Duration MINIMUM_WARMUP = Duration.ofSeconds(5);
+	static final Duration MINIMUM_WARMUP = Duration.ofSeconds(10);
 
 	private final int threadsPerJvm;
 

@@ -193,8 +193,8 @@ final class RedisCalls {
 
 	/**
 	 * Sends the command and completes with its answer, as
-	 * {@link #call(String, long, long, Function)} returns it, without any thread waiting:
-	 * the same time limits, the same exceptions (as the future's failure).
+	 * {@link #call(Supplier, long, long, Function)} returns it, without any thread
+	 * waiting: the same time limits, the same exceptions (as the future's failure).
 	 */
 	<T> CompletableFuture<T> callAsync(Supplier<String> what, long extraMillis, long budgetNanos,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
@@ -248,7 +248,7 @@ final class RedisCalls {
 
 	/**
 	 * Waits for a command already sent, until the given {@link #deadline}, as
-	 * {@link #call(String, Function)} does.
+	 * {@link #call(Supplier, Function)} does.
 	 */
 	<T> T await(String what, CompletionStage<T> command, long deadline) {
 		return awaitUninterruptibly(() -> what, command.toCompletableFuture(), deadline);

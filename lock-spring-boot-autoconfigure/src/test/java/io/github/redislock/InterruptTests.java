@@ -273,6 +273,83 @@ class InterruptTests {
 		assertThat(outcomes).as("outcomes").containsOnlyKeys(INTERRUPTED);
 	}
 
+	/**
+	 * The other kinds wait through the same engine, and two of them with a mark in Redis
+	 * (a waiting writer keeps new readers out, a fair waiter has its place in the queue):
+	 * an interrupt while waiting ends the wait with InterruptedException and takes the
+	 * mark back, so others get the lock long before the mark would have expired (3 s for
+	 * a writer's, 6 s for a fair waiter's place).
+	 */
+	@ParameterizedTest
+	@EnumSource(Kind.class)
+	void anInterruptWhileWaitingForALockOfAnotherKindThrowsAndLeavesNoMark(Kind kind) throws Exception {
+		for (int attempt = 0; attempt < 5; attempt++) {
+			String name = LockTestClients.uniqueName();
+			RedisLock held = kind.blocker(this.holder, name);
+			held.lock();
+			RedisLockClient client = newProxiedClient();
+			Caller<String> caller = Caller
+				.prepare(() -> attemptOnce(Acquisition.TRY_LOCK, kind.waiter(client, name), () -> true));
+			caller.thread().start();
+			awaitWaiting(client);
+			new Interrupter().interruptAfter(caller.thread(), LATENCY.multipliedBy(attempt), () -> "waiting");
+			assertThat(caller.result()).as("%s waiter, attempt %d", kind, attempt).isEqualTo(INTERRUPTED);
+			assertThat(LockTestClients.inspector(client).waitingCount()).as("threads waiting").isZero();
+			assertThat(LockTestClients.inspector(client).heldCount()).as("locks held").isZero();
+			RedisLockClient other = this.clients.newClient();
+			if (kind != Kind.WRITE) {
+				held.unlock();
+			}
+			long start = System.nanoTime();
+			RedisLock newcomer = kind.newcomer(other, name);
+			assertThat(newcomer.tryLock(Duration.ofSeconds(10), null)).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("%s: others kept out", kind)
+				.isLessThan(Duration.ofMillis(1500));
+			newcomer.unlock();
+			if (kind == Kind.WRITE) {
+				held.unlock();
+			}
+		}
+	}
+
+	/** A kind of lock whose waiter is interrupted, and what makes it wait. */
+	enum Kind {
+
+		/** A reader waits for a writer. */
+		READ,
+
+		/** A writer waits for a reader, and keeps new readers out while it waits. */
+		WRITE,
+
+		/** A fair lock's waiter waits in the queue. */
+		FAIR;
+
+		RedisLock blocker(RedisLockClient client, String name) {
+			return switch (this) {
+				case READ -> client.getReadWriteLock(name).writeLock();
+				case WRITE -> client.getReadWriteLock(name).readLock();
+				case FAIR -> client.getFairLock(name);
+			};
+		}
+
+		RedisLock waiter(RedisLockClient client, String name) {
+			return switch (this) {
+				case READ -> client.getReadWriteLock(name).readLock();
+				case WRITE -> client.getReadWriteLock(name).writeLock();
+				case FAIR -> client.getFairLock(name);
+			};
+		}
+
+		/**
+		 * Who would be kept out by a mark left behind: a new reader while the reader
+		 * still holds (WRITE), else whoever comes next once the holder released.
+		 */
+		RedisLock newcomer(RedisLockClient client, String name) {
+			return (this == WRITE) ? client.getReadWriteLock(name).readLock() : waiter(client, name);
+		}
+
+	}
+
 	@Test
 	void anInterruptDuringTheReleaseScriptStillReleasesAndKeepsTheStatus() throws Exception {
 		Map<String, Integer> outcomes = new TreeMap<>();

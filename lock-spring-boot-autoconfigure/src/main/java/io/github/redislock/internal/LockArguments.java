@@ -22,11 +22,15 @@ final class LockArguments {
 	}
 
 	static void checkName(String name) {
-		Assert.notNull(name, "Lock name must not be null");
+		checkNotNull(name);
 		String problem = LockNames.problem(name);
 		if (problem != null) {
 			throw new IllegalArgumentException("Lock name " + LockNames.quote(name) + " " + problem);
 		}
+	}
+
+	static void checkNotNull(String name) {
+		Assert.notNull(name, "Lock name must not be null");
 	}
 
 	static void checkWaitTime(String name, Duration waitTime) {

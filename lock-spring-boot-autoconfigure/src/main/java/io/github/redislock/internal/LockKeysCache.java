@@ -28,18 +28,17 @@ final class LockKeysCache {
 	 * @throws IllegalArgumentException when the name is not a valid lock name
 	 */
 	LockKeys get(LockType type, String name) {
-		// null is refused below, with the message every entry point gives
-		if (name != null) {
-			int place = (name.hashCode() * 31 + type.ordinal()) & (PLACES - 1);
-			Entry entry = this.places[place];
-			if (entry != null && entry.type == type && entry.keys.name().equals(name)) {
-				// its name was checked when it was made
-				return entry.keys;
-			}
+		// null is refused with the message every entry point gives
+		LockArguments.checkNotNull(name);
+		int place = (name.hashCode() * 31 + type.ordinal()) & (PLACES - 1);
+		Entry entry = this.places[place];
+		if (entry != null && entry.type == type && entry.keys.name().equals(name)) {
+			// its name was checked when it was made
+			return entry.keys;
 		}
 		LockArguments.checkName(name);
 		LockKeys keys = type.keys(this.keyPrefix, name);
-		this.places[(name.hashCode() * 31 + type.ordinal()) & (PLACES - 1)] = new Entry(type, keys);
+		this.places[place] = new Entry(type, keys);
 		return keys;
 	}
 

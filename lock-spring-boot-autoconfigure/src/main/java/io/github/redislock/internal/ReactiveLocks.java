@@ -173,22 +173,27 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			}));
 	}
 
-	// The sink, not publishOn, moves the result to the scheduler: a sink discards a
-	// handle that arrives after a cancel (and the discard hook gives it back), where
-	// publishOn would drop it silently.
+	// The sink, not publishOn, moves the result to the scheduler, and a handle goes back
+	// in the sink's cancel callback, which Reactor calls only when the cancel came before
+	// the handle reached the subscriber (it never will then). Discarding cannot decide
+	// that: a sink that sees a cancel half done drops the value without discarding it,
+	// and publishOn drops one silently.
 	private Mono<LockHandle> acquireChecked(LockType type, String name, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		return Mono.<LockHandle>create((sink) -> {
 			// this client's own continues where Redis answers, and the result moves to
-			// the
-			// scheduler below: one thread hop per acquisition instead of two
+			// the scheduler below: one thread hop per acquisition instead of two
 			CompletableFuture<LockHandle> acquiring = (this.client instanceof DefaultRedisLockClient own)
 					? own.acquireAsync(type, name, waitTime, leaseTime, Runnable::run)
 					: type.acquireAsync(this.client, name, waitTime, leaseTime);
 			AtomicBoolean cancelled = new AtomicBoolean();
 			sink.onCancel(() -> {
 				cancelled.set(true);
-				acquiring.cancel(false);
+				// a wait cancelled in time withdraws (a grant racing it is settled by the
+				// client); one that got the lock first gives its handle back
+				if (!acquiring.cancel(false) && !acquiring.isCompletedExceptionally()) {
+					releaseUnwanted(acquiring.join());
+				}
 			});
 			acquiring.whenComplete((handle, failure) -> {
 				if (handle != null) {
@@ -200,7 +205,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 				// else a wait that ended as it was withdrawn: nobody listens any more,
 				// and Reactor would log what it drops as an error
 			});
-		}).doOnDiscard(LockHandle.class, ReactiveLocks::releaseUnwanted);
+		});
 	}
 
 	private void onScheduler(Runnable signal) {

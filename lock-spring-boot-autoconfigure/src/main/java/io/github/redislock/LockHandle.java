@@ -83,6 +83,9 @@ public interface LockHandle extends AutoCloseable {
 	 * @throws IllegalMonitorStateException as {@link #release()} does
 	 * @throws LeaseExpiredException as {@link #release()} does
 	 * @throws RedisLockException as {@link #release()} does
+	 * @throws UnsupportedOperationException if {@code holdAtLeast} is positive and the
+	 * handle holds a read or write lock of a {@link RedisReadWriteLock} (not yet
+	 * supported there); the handle still holds the lock
 	 * @since 0.1.0
 	 */
 	void release(Duration holdAtLeast);
@@ -93,6 +96,8 @@ public interface LockHandle extends AutoCloseable {
 	 * @param holdAtLeast how long the lock stays taken in all, from its acquisition
 	 * @return completes once Redis released the lock; or exceptionally as
 	 * {@link #release()} throws
+	 * @throws UnsupportedOperationException as {@link #release(Duration)} does, before
+	 * anything is sent
 	 * @since 0.1.0
 	 */
 	default CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {

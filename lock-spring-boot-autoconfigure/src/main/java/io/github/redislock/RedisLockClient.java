@@ -81,7 +81,8 @@ public interface RedisLockClient extends AutoCloseable {
 	 * again, every 2 s at least).</li>
 	 * <li>Each release goes through Redis (no passing between threads of one client), and
 	 * wakes only the waiter whose turn it is.</li>
-	 * <li>{@code unlock(holdAtLeast)} is not supported yet.</li>
+	 * <li>{@code unlock(holdAtLeast)} keeps it taken for nobody until the minimum has
+	 * passed; the waiter whose turn is next sleeps until then and takes it.</li>
 	 * </ul>
 	 * Its {@link RedisFairLock#tryAcquire} and {@link RedisFairLock#acquireAsync} give
 	 * {@link LockHandle}s. Its keys are {@code <key-prefix>{<name>}:fair} and two sorted

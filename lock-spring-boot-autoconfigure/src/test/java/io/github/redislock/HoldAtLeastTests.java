@@ -14,10 +14,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code unlock(holdAtLeast)} and {@code release(holdAtLeast)}: a lock released sooner
- * than that after its acquisition stays taken, for nobody (not even its former owner),
- * until the minimum has passed; a lock held longer is freed at once; a lock its caller no
- * longer holds is never extended.
+ * {@code unlock(holdAtLeast)} and {@code release(holdAtLeast)}, of exclusive and fair
+ * locks: a lock released sooner than that after its acquisition stays taken, for nobody
+ * (not even its former owner), until the minimum has passed; a lock held longer is freed
+ * at once; a lock its caller no longer holds is never extended.
  */
 class HoldAtLeastTests {
 
@@ -106,6 +106,51 @@ class HoldAtLeastTests {
 		assertThat(Long.parseLong(redis.command("PTTL", "lock:{" + name + "}"))).isBetween(1L, 300L);
 		assertThat(other.isHeldByCurrentThread()).isTrue();
 		other.unlock();
+	}
+
+	@Test
+	void aShortHoldOfAFairLockStaysTakenForNobodyThenGoesToTheWaiterInTurn() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisFairLock lock = this.clients.newClient().getFairLock(name);
+		LockHandle handle = lock.tryAcquire(Duration.ZERO, null).orElseThrow();
+		long acquired = System.nanoTime();
+		CompletableFuture<LockHandle> waiter = this.clients.newClient()
+			.getFairLock(name)
+			.acquireAsync(Duration.ofSeconds(30), null);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> "1".equals(redis.command("ZCARD", "lock:{" + name + "}:fair:queue")));
+		handle.release(MINIMUM);
+		long released = System.nanoTime();
+		assertThat(redis.command("HGET", "lock:{" + name + "}:fair", "hold-at-least")).isEqualTo("1");
+		assertThat(lock.isLocked()).isTrue();
+		assertThat(lock.tryLock()).as("the former owner cannot take it again").isFalse();
+		LockHandle next = waiter.get(10, TimeUnit.SECONDS);
+		long taken = System.nanoTime();
+		assertThat(Duration.ofNanos(taken - acquired)).isGreaterThanOrEqualTo(MINIMUM.minusMillis(50));
+		// the waiter in turn sleeps until the kept lock expires: no release names it, and
+		// the next heartbeat that would (every 2 s) comes up to 2 s later
+		assertThat(Duration.ofNanos(taken - released)).isLessThan(MINIMUM.plusMillis(300));
+		next.release();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void aMinimumOnAReadOrWriteLockIsRefusedAndTheLockStaysHeld() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock readWrite = this.clients.newClient().getReadWriteLock(name);
+		LockHandle read = readWrite.tryAcquireRead(Duration.ZERO, null).orElseThrow();
+		assertThatThrownBy(() -> read.release(MINIMUM)).isInstanceOf(UnsupportedOperationException.class)
+			.hasMessage("release(holdAtLeast) is not supported by the read lock '" + name
+					+ "' yet; the handle still holds it: call release() and keep it held longer before");
+		assertThatThrownBy(() -> read.releaseAsync(MINIMUM)).isInstanceOf(UnsupportedOperationException.class);
+		assertThat(readWrite.readLock().isLocked()).isTrue();
+		read.release();
+		LockHandle write = readWrite.acquireWriteAsync(Duration.ZERO, null).get(5, TimeUnit.SECONDS);
+		assertThatThrownBy(() -> write.release(MINIMUM)).isInstanceOf(UnsupportedOperationException.class)
+			.hasMessageContaining("write lock '" + name + "'");
+		assertThat(readWrite.writeLock().isLocked()).isTrue();
+		write.release(Duration.ZERO);
+		assertThat(readWrite.writeLock().isLocked()).isFalse();
 	}
 
 	@Test

@@ -19,8 +19,8 @@ public enum LockMode {
 	 * never with a {@code WRITE} one. A method holding it cannot call a {@code WRITE}
 	 * method on the same name (the upgrade throws {@link IllegalMonitorStateException} at
 	 * once). A method returning a {@code CompletionStage} holds it, by a handle, until
-	 * that completes. Methods returning {@code Mono} or {@code Flux} are refused at
-	 * start-up for now, as is {@code holdAtLeast}.
+	 * that completes, as does one returning {@code Mono} or {@code Flux}. Not allowed
+	 * with {@code holdAtLeast} yet: start-up fails saying so.
 	 */
 	READ,
 
@@ -33,8 +33,9 @@ public enum LockMode {
 
 	/**
 	 * The fair lock of the name ({@code RedisLockClient.getFairLock}): one caller at a
-	 * time, in the order they asked, across all instances. Same restrictions as
-	 * {@link #READ}.
+	 * time, in the order they asked, across all instances. Works with
+	 * {@code holdAtLeast}: the next caller in turn gets the lock once the minimum has
+	 * passed.
 	 */
 	FAIR
 

@@ -181,12 +181,12 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	// what read/write locks cannot do yet is refused here rather than at the first call
 	private static void checkMode(LockMode mode, Duration holdAtLeast, String where) {
-		if (mode == LockMode.EXCLUSIVE) {
+		if (mode != LockMode.READ && mode != LockMode.WRITE) {
 			return;
 		}
 		if (!holdAtLeast.isZero()) {
 			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,
-					"Remove holdAtLeast, or use mode = EXCLUSIVE");
+					"Remove holdAtLeast, or use mode = EXCLUSIVE or FAIR");
 		}
 	}
 

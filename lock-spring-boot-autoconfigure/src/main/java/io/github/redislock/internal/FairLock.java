@@ -15,9 +15,10 @@ import org.springframework.data.redis.core.script.RedisScript;
  * while its client renews its place, every {@link #RECHECK_MILLIS} for all its waiters at
  * once ({@link WaiterHeartbeats}); one whose process died counts as gone
  * {@link #ALIVE_MILLIS} after that and is dropped by the next script. A release names the
- * next waiter in its message, so that only its client wakes it. The scripts,
- * {@code fair-lock.lua}, {@code fair-unlock.lua} and {@code fair-withdraw.lua}, document
- * keys, arguments and replies.
+ * next waiter in its message, so that only its client wakes it; one with a
+ * {@code holdAtLeast} keeps the lock taken for nobody until then, and the next waiter
+ * sleeps until it expires. The scripts, {@code fair-lock.lua}, {@code fair-unlock.lua}
+ * and {@code fair-withdraw.lua}, document keys, arguments and replies.
  */
 final class FairLock implements LockKind {
 
@@ -92,8 +93,13 @@ final class FairLock implements LockKind {
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 2), owner.id(),
-					keys.channel(), Integer.toString(holdsBefore))
+					keys.channel(), Integer.toString(holdsBefore), Long.toString(keepMillis))
 			.thenApply(ReadWriteLocks::released);
+	}
+
+	@Override
+	public boolean supportsHoldAtLeast() {
+		return true;
 	}
 
 	@Override

@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  * @param fencingToken the holder's fencing token, or {@code null} when free
  * @param queued waiters in its queue, on any instance
  * @param remainingLeaseMillis what is left of the lease: -2 when free
+ * @param keptForNobody whether it stays taken, with no holder, until the minimum of a
+ * {@code holdAtLeast} release has passed
  */
 public record FairState(String name, String key, Map<String, Integer> holders, @Nullable Long fencingToken, long queued,
-		long remainingLeaseMillis) {
+		long remainingLeaseMillis, boolean keptForNobody) {
 }

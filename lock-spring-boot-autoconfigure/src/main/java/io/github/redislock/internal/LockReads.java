@@ -24,6 +24,12 @@ final class LockReads {
 	/** Fields of a lock's hash that name no holder (see lock.lua and pass.lua). */
 	private static final java.util.Set<String> LOCK_FIELDS = java.util.Set.of("client", "contended", "yielded-by");
 
+	/**
+	 * The field of a lock kept for nobody after a {@code holdAtLeast} release (see
+	 * unlock.lua and fair-unlock.lua).
+	 */
+	private static final String KEPT_FIELD = "hold-at-least";
+
 	private final RedisCalls calls;
 
 	LockReads(RedisCalls calls) {
@@ -50,11 +56,15 @@ final class LockReads {
 		});
 		Map<String, Integer> holders = new TreeMap<>();
 		Long token = null;
+		boolean kept = false;
 		if (replies[0] instanceof Map<?, ?> hash) {
 			for (Map.Entry<?, ?> field : hash.entrySet()) {
 				String name = text(field.getKey());
 				if ("token".equals(name)) {
 					token = Long.valueOf(text(field.getValue()));
+				}
+				else if (KEPT_FIELD.equals(name)) {
+					kept = true;
 				}
 				else if (!LOCK_FIELDS.contains(name)) {
 					holders.put(name, Integer.valueOf(text(field.getValue())));
@@ -62,7 +72,7 @@ final class LockReads {
 			}
 		}
 		long ttl = (replies[1] instanceof Number number) ? number.longValue() : NO_KEY;
-		return new LockState(keys.name(), keys.lockKey(), holders, token, ttl);
+		return new LockState(keys.name(), keys.lockKey(), holders, token, ttl, kept);
 	}
 
 	/**
@@ -92,12 +102,12 @@ final class LockReads {
 		Map<String, Integer> holders = new TreeMap<>();
 		Map<String, String> fields = fields(replies[0]);
 		fields.forEach((field, value) -> {
-			if (!"token".equals(field)) {
+			if (!"token".equals(field) && !KEPT_FIELD.equals(field)) {
 				holders.put(field, Integer.valueOf(value));
 			}
 		});
 		return new FairState(name, keys.lockKey(), holders, longOrNull(fields.get("token")), number(replies[2], 0),
-				number(replies[1], NO_KEY));
+				number(replies[1], NO_KEY), fields.containsKey(KEPT_FIELD));
 	}
 
 	private Object[] hashTtlAndCount(LockKeys keys, String sortedSet) {

@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
  * @param holders hold count by owner ({@code <client id>:<thread id>}); empty when free
  * @param fencingToken the token of the current holder, or {@code null} when free
  * @param remainingLeaseMillis what is left of the lease: -2 when free, -1 without expiry
+ * @param keptForNobody whether it stays taken, with no holder, until the minimum of a
+ * {@code holdAtLeast} release has passed (then {@code remainingLeaseMillis} is what is
+ * left of it)
  */
 public record LockState(String name, String key, Map<String, Integer> holders, @Nullable Long fencingToken,
-		long remainingLeaseMillis) {
+		long remainingLeaseMillis, boolean keptForNobody) {
 }

@@ -65,8 +65,13 @@ for i = 2, 3 do
     redis.call('pexpire', KEYS[i], alive)
   end
 end
--- held: counted from now, not until the holder's lease end, which is the same moment for every waiter
 if not free then
+  -- kept for nobody after a holdAtLeast (see fair-unlock.lua): no release will name the next waiter,
+  -- so it sleeps until the lock expires; the others wait for it to name them as usual
+  if redis.call('hexists', KEYS[1], 'hold-at-least') == 1 and redis.call('zrange', KEYS[2], 0, 0)[1] == ARGV[2] then
+    return -math.max(1, math.min(tonumber(ARGV[7]), redis.call('pttl', KEYS[1])))
+  end
+  -- held: counted from now, not until the holder's lease end, which is the same moment for every waiter
   return -tonumber(ARGV[7])
 end
 return -tonumber(ARGV[6])

@@ -1,7 +1,9 @@
 -- Releases one hold of a fair lock (see fair-lock.lua); the last one frees it and names the next waiter.
 -- KEYS[1] the lock hash, KEYS[2] the queue
--- ARGV[1] owner, ARGV[2] the lock's release channel, ARGV[3] the holds this owner believes it has
--- Returns the holds left (> 0), 0 when the lock became free, -1 when this owner holds no lock here.
+-- ARGV[1] owner, ARGV[2] the lock's release channel, ARGV[3] the holds this owner believes it has,
+-- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none
+-- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
+-- holds no lock here.
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return -1
 end
@@ -10,7 +12,15 @@ if left > 0 then
   redis.call('hset', KEYS[1], ARGV[1], left)
   return left
 end
-redis.call('del', KEYS[1])
+if tonumber(ARGV[4]) > 0 then
+  -- kept for nobody, not even this owner, until it expires (see unlock.lua); the next waiter, named
+  -- below, is told how long that is (see fair-lock.lua) and takes it then
+  redis.call('hdel', KEYS[1], ARGV[1])
+  redis.call('hset', KEYS[1], 'hold-at-least', 1)
+  redis.call('pexpire', KEYS[1], ARGV[4])
+else
+  redis.call('del', KEYS[1])
+end
 -- the message names the waiter whose turn it is: its client wakes it, and nobody else
 local head = redis.call('zrange', KEYS[2], 0, 0)[1]
 if head then

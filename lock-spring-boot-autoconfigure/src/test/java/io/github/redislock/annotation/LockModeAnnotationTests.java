@@ -162,6 +162,22 @@ class LockModeAnnotationTests {
 	}
 
 	@Test
+	void aFairMethodWithHoldAtLeastKeepsTheFairLockTakenForNobodyUntilTheMinimumHasPassed() {
+		run((context) -> {
+			String region = unique();
+			Prices prices = context.getBean(Prices.class);
+			RedisLock fair = context.getBean(RedisLockClient.class).getFairLock("prices:" + region);
+			long start = System.nanoTime();
+			assertThat(prices.publishInTurnOncePerSecond(region)).isEqualTo("fair prices:" + region);
+			assertThat(fair.isLocked()).isTrue();
+			assertThat(fair.isHeldByCurrentThread()).isFalse();
+			org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> !fair.isLocked());
+			assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+				.isGreaterThanOrEqualTo(java.time.Duration.ofMillis(950));
+		});
+	}
+
+	@Test
 	void holdAtLeastWithAReadOrWriteModeFailsStartup() {
 		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
 			.withBean(HoldingWriter.class)
@@ -255,6 +271,11 @@ class LockModeAnnotationTests {
 			String name = "prices:" + region;
 			return this.client.getFairLock(name).isHeldByCurrentThread() && !this.client.getLock(name).isLocked()
 					? "fair " + name : "not the fair lock";
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.FAIR, holdAtLeast = "1s")
+		public String publishInTurnOncePerSecond(String region) {
+			return publishInTurn(region);
 		}
 
 		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE, waitTime = "0")

@@ -85,7 +85,8 @@ public class LocksEndpoint {
 			.filter((held) -> held.name().equals(lockName))
 			.map((held) -> HeldLockDescriptor.of(held, heldLease(state.remainingLeaseMillis())))
 			.toList();
-		return new LockDescriptor(lockName, state.key(), !holders.isEmpty(), holders, state.fencingToken(),
+		return new LockDescriptor(lockName, state.key(), !holders.isEmpty() || state.keptForNobody(), holders,
+				state.keptForNobody(), state.fencingToken(),
 				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null, heldHere,
 				inspector.waitingByLock().getOrDefault(lockName, 0), readWrite(inspector, lockName),
 				fair(inspector, lockName));
@@ -107,11 +108,11 @@ public class LocksEndpoint {
 
 	private static @Nullable FairDescriptor fair(LockInspector inspector, String name) {
 		FairState state = inspector.fairState(name);
-		if (state.holders().isEmpty() && state.queued() == 0) {
+		if (state.holders().isEmpty() && !state.keptForNobody() && state.queued() == 0) {
 			return null;
 		}
 		List<HolderDescriptor> holders = holders(inspector, state.holders());
-		return new FairDescriptor(state.key(), holders, state.fencingToken(), state.queued(),
+		return new FairDescriptor(state.key(), holders, state.keptForNobody(), state.fencingToken(), state.queued(),
 				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null);
 	}
 
@@ -139,8 +140,10 @@ public class LocksEndpoint {
 	 *
 	 * @param name the lock's name
 	 * @param key its Redis key
-	 * @param locked whether anyone holds it
+	 * @param locked whether it is taken: held, or kept for nobody
 	 * @param holders who holds it, on any instance
+	 * @param keptForNobody whether it stays taken, with no holder, until the minimum of a
+	 * {@code holdAtLeast} release has passed ({@code remainingLeaseMs} is what is left)
 	 * @param fencingToken the current holder's fencing token, {@code null} when free
 	 * @param remainingLeaseMs what is left of the lease in milliseconds; {@code null}
 	 * when the lock is free, -1 when its key has no expiry
@@ -148,12 +151,13 @@ public class LocksEndpoint {
 	 * @param waitingHere how many of this instance's threads wait for it, of every kind
 	 * @param readWrite the read/write lock of the name, or {@code null} when nobody
 	 * reads, writes or waits to write
-	 * @param fair the fair lock of the name, or {@code null} when nobody holds it or
+	 * @param fair the fair lock of the name, or {@code null} when it is free and nobody
 	 * waits
 	 */
 	public record LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
-			@Nullable Long fencingToken, @Nullable Long remainingLeaseMs, List<HeldLockDescriptor> heldHere,
-			int waitingHere, @Nullable ReadWriteDescriptor readWrite, @Nullable FairDescriptor fair) {
+			boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs,
+			List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
+			@Nullable FairDescriptor fair) {
 	}
 
 	/**
@@ -176,12 +180,14 @@ public class LocksEndpoint {
 	 *
 	 * @param key its hash's Redis key
 	 * @param holders who holds it
+	 * @param keptForNobody whether it stays taken, with no holder, until the minimum of a
+	 * {@code holdAtLeast} release has passed
 	 * @param fencingToken the holder's fencing token, {@code null} when free
 	 * @param queueLength waiters in its queue, on any instance
 	 * @param remainingLeaseMs what is left of the lease, {@code null} when free
 	 */
-	public record FairDescriptor(String key, List<HolderDescriptor> holders, @Nullable Long fencingToken,
-			long queueLength, @Nullable Long remainingLeaseMs) {
+	public record FairDescriptor(String key, List<HolderDescriptor> holders, boolean keptForNobody,
+			@Nullable Long fencingToken, long queueLength, @Nullable Long remainingLeaseMs) {
 	}
 
 	/**

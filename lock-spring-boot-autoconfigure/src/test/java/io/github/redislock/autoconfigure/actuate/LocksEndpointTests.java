@@ -195,6 +195,36 @@ class LocksEndpointTests {
 	}
 
 	@Test
+	void aLockKeptForNobodyAfterHoldAtLeastIsTakenWithoutAHolder() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			RedisLock exclusive = client.getLock("report:3");
+			exclusive.lock();
+			exclusive.unlock(Duration.ofSeconds(20));
+			RedisLock fair = client.getFairLock("report:3");
+			fair.lock();
+			fair.unlock(Duration.ofSeconds(20));
+			LockDescriptor kept = endpoint.lock(new String[] { "report:3" });
+			assertThat(kept.locked()).isTrue();
+			assertThat(kept.keptForNobody()).isTrue();
+			assertThat(kept.holders()).isEmpty();
+			assertThat(kept.remainingLeaseMs()).isBetween(1L, 20_000L);
+			assertThat(kept.fair()).isNotNull().satisfies((keptFair) -> {
+				assertThat(keptFair.keptForNobody()).isTrue();
+				assertThat(keptFair.holders()).isEmpty();
+				assertThat(keptFair.remainingLeaseMs()).isBetween(1L, 20_000L);
+			});
+			exclusive.forceUnlock();
+			fair.forceUnlock();
+			LockDescriptor free = endpoint.lock(new String[] { "report:3" });
+			assertThat(free.locked()).isFalse();
+			assertThat(free.keptForNobody()).isFalse();
+			assertThat(free.fair()).isNull();
+		});
+	}
+
+	@Test
 	void describesTheReadWriteAndFairLocksOfANameWithTheirReadersWritersAndQueue() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
 			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);

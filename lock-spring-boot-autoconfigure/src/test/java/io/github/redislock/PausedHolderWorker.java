@@ -24,8 +24,13 @@ public final class PausedHolderWorker {
 
 	public static void main(String[] args) throws Exception {
 		LettuceConnectionFactory factory = RedisServers.connectionFactory(
-				new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])), Duration.ofSeconds(2));
+				new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])), Duration.ofSeconds(5));
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
+		// connect before the first lock call: a cold JVM on a busy machine can take
+		// longer
+		// than the lock command timeout to connect, and this test is about a paused
+		// holder
+		redis.hasKey(args[2]);
 		FencedStore store = new FencedStore(redis, args[3], Boolean.parseBoolean(args[4]));
 		try (RedisLockClient client = RedisLockClient.builder(redis)
 			.watchdogTimeout(LockTestClients.TEST_WATCHDOG_TIMEOUT)

@@ -93,6 +93,26 @@ class CommandTimeoutTests {
 		}
 	}
 
+	// A cold JVM connecting (over TLS, on a throttled CPU) can take longer than the lock
+	// command timeout, which would fail a first call although Redis is fine: a client
+	// connects when it is built, so that its first call finds the connection made.
+	@Test
+	void aNewClientConnectsBeforeItsFirstCall() {
+		LettuceConnectionFactory factory = RedisServers.connectionFactory(
+				new RedisStandaloneConfiguration(redis.server().host(), redis.server().port()), LETTUCE_DEFAULT_TIMEOUT,
+				"connect-ahead");
+		try (RedisLockClient client = RedisLockClient.builder(factory).build()) {
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> redis.command("CLIENT", "LIST").contains(" name=connect-ahead "));
+			RedisLock lock = client.getLock(LockTestClients.uniqueName());
+			assertThat(lock.tryLock()).isTrue();
+			lock.unlock();
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
 	@Test
 	void aClientWhoseFirstCommandMeetsAFrozenRedisFailsWithinItsWaitPlusTheLockCommandTimeout() {
 		String name = LockTestClients.uniqueName();

@@ -100,6 +100,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		// lock call, which may run on a thread that must not block (a reactive one)
 		List.of(ExclusiveLock.INSTANCE, ReadWriteLocks.READ, ReadWriteLocks.WRITE, FairLock.INSTANCE);
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
+		calls.connectAhead();
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
 				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
 		LockCommands commands = new LockCommands(calls, replicaAcknowledgement,

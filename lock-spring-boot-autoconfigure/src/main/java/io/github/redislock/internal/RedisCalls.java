@@ -21,6 +21,8 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -47,6 +49,8 @@ import io.github.redislock.RedisLockException;
  * were sent; on a Cluster, Lettuce routes each by its first key.
  */
 final class RedisCalls {
+
+	private static final Log logger = LogFactory.getLog(RedisCalls.class);
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -164,6 +168,35 @@ final class RedisCalls {
 			connecting.thenAccept(RedisConnection::close);
 			throw new RedisLockException(ex.getMessage(), ex.getCause());
 		}
+	}
+
+	/**
+	 * Connects in the background, so that the first lock call finds the connection made:
+	 * a cold JVM connecting (over TLS, or on a throttled CPU) can take longer than the
+	 * command timeout, which would fail that call although Redis is fine. A failure is
+	 * only logged at DEBUG: calls connect again, and say what is wrong, as they always
+	 * do.
+	 */
+	void connectAhead() {
+		if (this.connected) {
+			return;
+		}
+		connecting(() -> "connect to Redis ahead of the first lock call").whenComplete((connection, failure) -> {
+			if (connection != null) {
+				try {
+					nativeCommands(connection);
+				}
+				catch (RuntimeException ex) {
+					// not a Lettuce connection: the calls will say so
+				}
+				finally {
+					connection.close();
+				}
+			}
+			else if (failure != null && logger.isDebugEnabled()) {
+				logger.debug("Could not connect to Redis ahead of the first lock call: " + message(failure));
+			}
+		});
 	}
 
 	private CompletableFuture<RedisConnection> connecting(Supplier<String> what) {

@@ -136,8 +136,9 @@ public interface RedisLock extends Lock {
 	 * @throws LeaseExpiredException as {@link #unlock()} does
 	 * @throws IllegalMonitorStateException as {@link #unlock()} does
 	 * @throws RedisLockException as {@link #unlock()} does
-	 * @throws UnsupportedOperationException for the read and write locks of a
-	 * {@link RedisReadWriteLock} (not yet supported there); the lock is still held
+	 * @throws UnsupportedOperationException if {@code holdAtLeast} is positive and this
+	 * is the read or write lock of a {@link RedisReadWriteLock} (not yet supported
+	 * there); the lock is still held
 	 * @since 0.1.0
 	 */
 	void unlock(Duration holdAtLeast);

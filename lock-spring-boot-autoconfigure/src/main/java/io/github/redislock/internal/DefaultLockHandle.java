@@ -90,8 +90,7 @@ final class DefaultLockHandle implements LockHandle {
 
 	@Override
 	public void release(Duration holdAtLeast) {
-		long holdAtLeastMillis = LockEngine.holdAtLeastMillis(holdAtLeast, name());
-		checkHoldAtLeast(holdAtLeastMillis);
+		long holdAtLeastMillis = LockEngine.holdAtLeastMillis(holdAtLeast, this.hold.keys(), "release", "handle");
 		if (!this.release.done.compareAndSet(false, true)) {
 			throw new IllegalMonitorStateException("Lock '" + name() + "' (key '" + this.hold.keys().lockKey()
 					+ "') is not held by this handle: it was released already");
@@ -112,24 +111,13 @@ final class DefaultLockHandle implements LockHandle {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
-		long holdAtLeastMillis = LockEngine.holdAtLeastMillis(holdAtLeast, name());
-		checkHoldAtLeast(holdAtLeastMillis);
+		long holdAtLeastMillis = LockEngine.holdAtLeastMillis(holdAtLeast, this.hold.keys(), "release", "handle");
 		if (!this.release.done.compareAndSet(false, true)) {
 			return CompletableFuture.failedFuture(new IllegalMonitorStateException("Lock '" + name() + "' (key '"
 					+ this.hold.keys().lockKey() + "') is not held by this handle: it was released already"));
 		}
 		return this.engine.releaseAsync(this.hold, holdAtLeastMillis)
 			.whenComplete((released, failure) -> this.cleanable.clean());
-	}
-
-	// refused before anything happens: the handle still holds the lock, and a caller
-	// asking for a minimum hold must not find the lock freed at once without a word
-	private void checkHoldAtLeast(long holdAtLeastMillis) {
-		if (holdAtLeastMillis > 0 && !this.hold.keys().kind().supportsHoldAtLeast()) {
-			throw new UnsupportedOperationException("release(holdAtLeast) is not supported by the "
-					+ this.hold.keys().kind().mode() + " lock '" + name()
-					+ "' yet; the handle still holds it: call release() and keep it held longer before");
-		}
 	}
 
 	@Override

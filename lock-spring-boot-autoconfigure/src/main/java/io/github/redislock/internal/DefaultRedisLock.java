@@ -100,12 +100,8 @@ class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public void unlock(Duration holdAtLeast) {
-		if (!this.keys.kind().supportsHoldAtLeast()) {
-			throw new UnsupportedOperationException("unlock(holdAtLeast) is not supported by " + this
-					+ " yet; call unlock() and keep it held longer before");
-		}
 		this.engine.release(this.keys, this.engine.currentThread(),
-				LockEngine.holdAtLeastMillis(holdAtLeast, getName()));
+				LockEngine.holdAtLeastMillis(holdAtLeast, this.keys, "unlock", "thread"));
 	}
 
 	@Override

@@ -342,12 +342,25 @@ final class LockEngine implements AutoCloseable {
 				+ "expires (a waiting writer's mark, a fair lock's place in the queue: at most a few seconds)");
 	}
 
-	/** Checks a {@code holdAtLeast} argument. */
-	static long holdAtLeastMillis(Duration holdAtLeast, String lockName) {
-		Assert.notNull(holdAtLeast, () -> "holdAtLeast of lock '" + lockName + "' must not be null");
+	/**
+	 * Checks a {@code holdAtLeast} argument, before anything is sent: a minimum the
+	 * lock's kind cannot keep is refused, so that the caller still holds the lock rather
+	 * than finding it freed at once without a word.
+	 * @param release the call, for the message: {@code "unlock"} or {@code "release"}
+	 * @param holder who holds the lock, for the message: {@code "thread"} or
+	 * {@code "handle"}
+	 */
+	static long holdAtLeastMillis(Duration holdAtLeast, LockKeys keys, String release, String holder) {
+		Assert.notNull(holdAtLeast, () -> "holdAtLeast of lock '" + keys.name() + "' must not be null");
 		Assert.isTrue(!holdAtLeast.isNegative(),
-				() -> "holdAtLeast of lock '" + lockName + "' must not be negative, was " + holdAtLeast);
-		return holdAtLeast.toMillis();
+				() -> "holdAtLeast of lock '" + keys.name() + "' must not be negative, was " + holdAtLeast);
+		long millis = holdAtLeast.toMillis();
+		if (millis > 0 && !keys.kind().supportsHoldAtLeast()) {
+			throw new UnsupportedOperationException(release + "(holdAtLeast) is not supported by the "
+					+ keys.kind().mode() + " lock '" + keys.name() + "' yet; the " + holder + " still holds it: call "
+					+ release + "() and keep it held longer before");
+		}
+		return millis;
 	}
 
 	// what is left of a holdAtLeast when the last hold goes

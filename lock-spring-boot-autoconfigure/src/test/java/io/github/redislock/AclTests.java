@@ -139,7 +139,7 @@ class AclTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> writer.isDone() || LockTestClients.inspector(other).waitingCount() == 1);
 		if (writer.isCompletedExceptionally()) {
@@ -163,7 +163,8 @@ class AclTests {
 		// ends
 		lock.readLock().lock();
 		assertThat(CompletableFuture
-			.supplyAsync(() -> other.getReadWriteLock(name).tryAcquireWrite(Duration.ofMillis(100), null))
+			.supplyAsync(() -> other.getReadWriteLock(name).tryAcquireWrite(Duration.ofMillis(100), null),
+					TestThreads.perTask())
 			.get(10, TimeUnit.SECONDS)).isEmpty();
 		await().atMost(Duration.ofMillis(1500)).until(() -> {
 			java.util.Optional<LockHandle> read = other.getReadWriteLock(name).tryAcquireRead(Duration.ZERO, null);
@@ -182,7 +183,7 @@ class AclTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		}).get(10, TimeUnit.SECONDS)).isFalse();
+		}, TestThreads.perTask()).get(10, TimeUnit.SECONDS)).isFalse();
 		fair.unlock();
 		assertThat(Arrays.asList(redis.command("EXISTS", "lock:{" + name + "}:fair", "lock:{" + name + "}:fair:queue")))
 			.containsExactly("0");
@@ -225,7 +226,7 @@ class AclTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> waiter.isDone() || LockTestClients.inspector(other).waitingCount() == 1);
 		if (waiter.isCompletedExceptionally()) {

@@ -248,7 +248,7 @@ class FairLockTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> queued(name) == 51);
 		holder.unlock();
 		// free, but the dead are still ahead: nobody passes the queue
@@ -315,7 +315,7 @@ class FairLockTests {
 		holder.unlock();
 		LockHandle first = handles.get(0).get(10, TimeUnit.SECONDS);
 		assertThat(handles.get(2)).isNotDone();
-		CompletableFuture.runAsync(first::release).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(first::release, TestThreads.perTask()).get(10, TimeUnit.SECONDS);
 		LockHandle third = handles.get(2).get(10, TimeUnit.SECONDS);
 		assertThat(third.fencingToken()).isGreaterThan(first.fencingToken());
 		third.release();

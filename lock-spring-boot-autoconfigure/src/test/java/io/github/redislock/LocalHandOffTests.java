@@ -318,8 +318,10 @@ class LocalHandOffTests {
 		Contenders contenders = new Contenders();
 		RedisLockClient first = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
 		RedisLockClient second = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
-		CompletableFuture<Void> one = CompletableFuture.runAsync(() -> contenders.runQuietly(first, name, 3, 40));
-		CompletableFuture<Void> two = CompletableFuture.runAsync(() -> contenders.runQuietly(second, name, 3, 40));
+		CompletableFuture<Void> one = CompletableFuture.runAsync(() -> contenders.runQuietly(first, name, 3, 40),
+				TestThreads.perTask());
+		CompletableFuture<Void> two = CompletableFuture.runAsync(() -> contenders.runQuietly(second, name, 3, 40),
+				TestThreads.perTask());
 		CompletableFuture.allOf(one, two).get(60, TimeUnit.SECONDS);
 		assertThat(contenders.acquisitions).hasValue(240);
 		assertThat(contenders.overlaps).hasValue(0);

@@ -99,7 +99,7 @@ class LockMetersTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> gauge("redis.lock.waiting") == 1);
 		first.unlock();
 		assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
@@ -134,7 +134,7 @@ class LockMetersTests {
 		CompletableFuture<LockHandle> waiter = this.client.acquireAsync(this.group + ":1", Duration.ofSeconds(10),
 				null);
 		await().atMost(Duration.ofSeconds(5)).until(() -> gauge("redis.lock.waiting") == 1);
-		CompletableFuture.runAsync(first::release).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(first::release, TestThreads.perTask()).get(10, TimeUnit.SECONDS);
 		LockHandle second = waiter.get(10, TimeUnit.SECONDS);
 		// the acquisition leaves the queue just after its future completes
 		await().atMost(Duration.ofSeconds(5)).until(() -> gauge("redis.lock.waiting") == 0);

@@ -85,7 +85,7 @@ class LockObservationTests {
 			.isNotStopped()
 			.hasLowCardinalityKeyValue("lease", "fixed")
 			.hasHighCardinalityKeyValue("token", Long.toString(handle.fencingToken()));
-		CompletableFuture.runAsync(handle::release).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(handle::release, TestThreads.perTask()).get(10, TimeUnit.SECONDS);
 		assertThat(this.observations).hasObservationWithNameEqualTo("redis.lock.hold")
 			.that()
 			.hasBeenStopped()
@@ -118,7 +118,7 @@ class LockObservationTests {
 			catch (InterruptedException ex) {
 				return ex;
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
 		waiter[0].interrupt();
 		assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);

@@ -159,7 +159,8 @@ class MutualExclusionTests {
 		for (int i = 0; i < iterations; i++) {
 			client
 				.withLockAsync(name, Duration.ofSeconds(60), null,
-						() -> CompletableFuture.runAsync(() -> increment(redisTemplate, counter)))
+						() -> CompletableFuture.runAsync(() -> increment(redisTemplate, counter),
+								TestThreads.perTask()))
 				.join();
 		}
 		return iterations;

@@ -91,7 +91,7 @@ class NetworkFaultTests {
 				catch (InterruptedException ex) {
 					throw new IllegalStateException(ex);
 				}
-			});
+			}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
 		this.proxy.cut();
 		long start = System.nanoTime();
@@ -120,7 +120,7 @@ class NetworkFaultTests {
 				catch (InterruptedException ex) {
 					throw new IllegalStateException(ex);
 				}
-			});
+			}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
 		// the release message goes out while the waiter's connections are down
 		this.proxy.cut();
@@ -156,7 +156,7 @@ class NetworkFaultTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(this.client).waitingCount() == 1);
 		RedisLock newcomer = write ? this.direct.newClient().getReadWriteLock(name).readLock()
 				: this.direct.newClient().getFairLock(name);

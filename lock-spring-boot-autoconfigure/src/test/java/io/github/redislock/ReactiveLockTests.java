@@ -476,7 +476,7 @@ class ReactiveLockTests {
 				}
 			}
 			return iterations;
-		});
+		}, TestThreads.perTask());
 		assertThat(reactiveRuns).succeedsWithin(Duration.ofSeconds(120)).isEqualTo((long) iterations);
 		assertThat(blockingRuns).succeedsWithin(Duration.ofSeconds(120)).isEqualTo(iterations);
 		assertThat(blockingRedis.opsForValue().get(counter)).isEqualTo(Integer.toString(2 * iterations));

@@ -213,7 +213,7 @@ class ReconnectWakeUpTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 	}
 
 	private static void awaitSubscribed(RedisLockClient client, String name) {

@@ -78,7 +78,7 @@ class RedisClusterFailoverTests {
 						return;
 					}
 				}
-			}));
+			}, TestThreads.perTask()));
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> acquisitions.get() > 20);
 		long failedOverAt = System.nanoTime();

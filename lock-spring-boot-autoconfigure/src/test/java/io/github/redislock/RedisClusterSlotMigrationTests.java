@@ -131,7 +131,7 @@ class RedisClusterSlotMigrationTests {
 							return;
 						}
 					}
-				}));
+				}, TestThreads.perTask()));
 			}
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> acquisitions.get() > 20);
@@ -230,7 +230,7 @@ class RedisClusterSlotMigrationTests {
 					throw new IllegalStateException(ex);
 				}
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiterClient).waitingCount() == 1);
 
 		SlotMigration migration = this.cluster.beginSlotMigration(lockKey);

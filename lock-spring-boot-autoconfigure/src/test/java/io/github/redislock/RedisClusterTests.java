@@ -142,7 +142,7 @@ class RedisClusterTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(other).waitingCount() == 1);
 		RedisLock fair = held.get(2);
 		CompletableFuture<Boolean> fairWaiter = CompletableFuture.supplyAsync(() -> {
@@ -155,7 +155,7 @@ class RedisClusterTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(other).waitingCount() == 2);
 		held.forEach(RedisLock::unlock);
 		assertThat(writer.get(20, TimeUnit.SECONDS)).isTrue();
@@ -173,7 +173,8 @@ class RedisClusterTests {
 			StringRedisTemplate redis = this.clients.newTemplate();
 			for (int t = 0; t < 3; t++) {
 				work.add(CompletableFuture.supplyAsync(
-						() -> MutualExclusionTests.incrementUnderLock(client.getLock(name), redis, counter, 30)));
+						() -> MutualExclusionTests.incrementUnderLock(client.getLock(name), redis, counter, 30),
+						TestThreads.perTask()));
 			}
 		}
 		int total = 0;

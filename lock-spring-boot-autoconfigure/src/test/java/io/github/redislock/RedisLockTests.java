@@ -330,7 +330,7 @@ class RedisLockTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(other).waitingCount() == 1);
 		assertThat(this.clients.newClient().getLock(name).forceUnlock()).isTrue();
 		assertThat(waiter.get(2, TimeUnit.SECONDS)).isTrue();

@@ -187,7 +187,7 @@ class ReplicaAcknowledgementTests {
 				catch (InterruptedException | RedisLockException ex) {
 					return ex;
 				}
-			});
+			}, TestThreads.perTask());
 			// the script ran: the acquisition waits for the replica now
 			await().atMost(Duration.ofSeconds(5)).until(() -> master.command("EXISTS", key).equals("1"));
 			acquirer[0].interrupt();

@@ -70,7 +70,7 @@ class SentinelFailoverTests {
 						return;
 					}
 				}
-			}));
+			}, TestThreads.perTask()));
 		}
 		await().atMost(Duration.ofSeconds(5)).until(() -> lastSuccess.get() != 0);
 		// locks taken just before the master dies may not have reached the replica yet

@@ -256,7 +256,7 @@ class UnknownOutcomeTests {
 				catch (InterruptedException ex) {
 					return "InterruptedException";
 				}
-			});
+			}, TestThreads.perTask());
 			// the caller waits for the answer to its acquire
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> caller.get() != null && caller.get().getState() == Thread.State.TIMED_WAITING);

@@ -43,7 +43,7 @@ class WaitingTests {
 				lock.lock();
 				acquired.incrementAndGet();
 				lock.unlock();
-			}));
+			}, TestThreads.perTask()));
 		}
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiting).waitingCount() == 3);
 		assertThat(LockTestClients.inspector(waiting).subscribedCount()).isEqualTo(1);
@@ -125,7 +125,7 @@ class WaitingTests {
 			long published = publishCalls();
 			waiting.unlock();
 			return published;
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
 		before = publishCalls();
 		lock.unlock();
@@ -168,7 +168,7 @@ class WaitingTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiting).waitingCount() == 1);
 		// the lock disappears without a release message, as if the message had been lost
 		long deletedAt = System.nanoTime();

@@ -17,6 +17,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.TestThreads;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -290,7 +291,7 @@ class AsyncDistributedLockTests {
 			CompletableFuture<String> first = inner.ship(id, work);
 			// a later stage of the same flow is a new caller: the lock is taken, it gives
 			// up
-			CompletableFuture<String> later = CompletableFuture.supplyAsync(() -> id)
+			CompletableFuture<String> later = CompletableFuture.supplyAsync(() -> id, TestThreads.perTask())
 				.thenCompose((value) -> inner.ship(value, CompletableFuture.completedFuture("later")));
 			assertThat(later).failsWithin(TIMEOUT)
 				.withThrowableOfType(ExecutionException.class)

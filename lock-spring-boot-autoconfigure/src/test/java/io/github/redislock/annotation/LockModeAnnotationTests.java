@@ -10,6 +10,7 @@ import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.TestThreads;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,8 @@ class LockModeAnnotationTests {
 			// each call waits inside until the other is inside too: an exclusive lock
 			// would keep the second out until the first gave up
 			CyclicBarrier together = new CyclicBarrier(2);
-			CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> prices.read(region, together));
+			CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> prices.read(region, together),
+					TestThreads.perTask());
 			assertThat(prices.read(region, together)).isTrue();
 			assertThat(first.get(20, TimeUnit.SECONDS)).isTrue();
 			assertThat(prices.heldInside()).as("the read lock of 'prices:<region>' held inside")
@@ -61,7 +63,8 @@ class LockModeAnnotationTests {
 			Prices prices = context.getBean(Prices.class);
 			CountDownLatch inside = new CountDownLatch(1);
 			CountDownLatch leave = new CountDownLatch(1);
-			CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> prices.write(region, inside, leave));
+			CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> prices.write(region, inside, leave),
+					TestThreads.perTask());
 			assertThat(inside.await(20, TimeUnit.SECONDS)).isTrue();
 			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> prices.readNow(region));
 			leave.countDown();
@@ -96,8 +99,10 @@ class LockModeAnnotationTests {
 			assertThat(prices.publishInTurn(region)).isEqualTo("fair prices:" + region);
 			// taken elsewhere, a caller waits in the queue and gets it when released
 			RedisLock elsewhere = client.getFairLock("prices:" + region);
-			CompletableFuture.runAsync(() -> elsewhere.lock(java.time.Duration.ofSeconds(20))).join();
-			CompletableFuture<String> caller = CompletableFuture.supplyAsync(() -> prices.publishInTurn(region));
+			CompletableFuture.runAsync(() -> elsewhere.lock(java.time.Duration.ofSeconds(20)), TestThreads.perTask())
+				.join();
+			CompletableFuture<String> caller = CompletableFuture.supplyAsync(() -> prices.publishInTurn(region),
+					TestThreads.perTask());
 			org.awaitility.Awaitility.await()
 				.atMost(java.time.Duration.ofSeconds(10))
 				.until(() -> client.getFairLock("prices:" + region).isLocked() && !caller.isDone());
@@ -121,7 +126,8 @@ class LockModeAnnotationTests {
 			assertThat(lock.readLock().isLocked()).isTrue();
 			assertThat(lock.tryAcquireWrite(java.time.Duration.ZERO, null)).isEmpty();
 			CompletableFuture<String> write = CompletableFuture
-				.supplyAsync(() -> prices.write(region, CompletableFuture.completedFuture("written")))
+				.supplyAsync(() -> prices.write(region, CompletableFuture.completedFuture("written")),
+						TestThreads.perTask())
 				.thenCompose((stage) -> stage);
 			firstRead.complete("a");
 			assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("a");

@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.TestThreads;
 import io.github.redislock.testsupport.RedisServerExtension;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
@@ -81,7 +82,7 @@ class HandleLockProviderContractTests extends AbstractExtensibleLockProviderInte
 	@Test
 	void aLockTakenOnOneThreadIsUnlockedOnAnother() {
 		SimpleLock lock = getLockProvider().lock(lockConfig(LOCK_NAME1)).orElseThrow();
-		CompletableFuture.runAsync(lock::unlock).join();
+		CompletableFuture.runAsync(lock::unlock, TestThreads.perTask()).join();
 		assertUnlocked(LOCK_NAME1);
 		Optional<SimpleLock> again = getLockProvider().lock(lockConfig(LOCK_NAME1));
 		assertThat(again).isPresent();

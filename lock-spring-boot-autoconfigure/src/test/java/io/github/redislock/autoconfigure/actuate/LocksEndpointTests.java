@@ -10,6 +10,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.TestThreads;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HeldLockDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
@@ -86,7 +87,7 @@ class LocksEndpointTests {
 				catch (InterruptedException ex) {
 					throw new IllegalStateException(ex);
 				}
-			});
+			}, TestThreads.perTask());
 			await().atMost(Duration.ofSeconds(5)).until(() -> !endpoint.locks().waiting().isEmpty());
 			LocksDescriptor locks = endpoint.locks();
 			assertThat(locks.waiting()).containsExactly(java.util.Map.entry("order:42", 1));
@@ -130,7 +131,7 @@ class LocksEndpointTests {
 			});
 			assertThat(endpoint.lock(new String[] { "invoice:9" }).holders()).singleElement()
 				.satisfies((holder) -> assertThat(holder.owner()).isEqualTo(locks.held().get(0).owner()));
-			CompletableFuture.runAsync(handle::release).join();
+			CompletableFuture.runAsync(handle::release, TestThreads.perTask()).join();
 			LockHandle next = waiter.join();
 			assertThat(endpoint.locks().held()).singleElement()
 				.satisfies((held) -> assertThat(held.fencingToken()).isEqualTo(next.fencingToken()));
@@ -236,7 +237,8 @@ class LocksEndpointTests {
 				CompletableFuture<LockHandle> writer = otherInstance.getReadWriteLock("stock:1")
 					.acquireWriteAsync(Duration.ofSeconds(20), null);
 				RedisLock fairElsewhere = otherInstance.getFairLock("stock:1");
-				CompletableFuture.runAsync(() -> fairElsewhere.lock(Duration.ofSeconds(20))).join();
+				CompletableFuture.runAsync(() -> fairElsewhere.lock(Duration.ofSeconds(20)), TestThreads.perTask())
+					.join();
 				CompletableFuture<Boolean> fairWaiter = CompletableFuture.supplyAsync(() -> {
 					try {
 						return client.getFairLock("stock:1").tryLock(20, TimeUnit.SECONDS);
@@ -244,7 +246,7 @@ class LocksEndpointTests {
 					catch (InterruptedException ex) {
 						throw new IllegalStateException(ex);
 					}
-				});
+				}, TestThreads.perTask());
 				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 					LockDescriptor lock = endpoint.lock(new String[] { "stock:1" });
 					assertThat(lock.locked()).as("the exclusive lock of the name").isFalse();

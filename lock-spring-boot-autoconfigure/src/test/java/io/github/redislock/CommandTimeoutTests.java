@@ -116,9 +116,10 @@ class CommandTimeoutTests {
 	@Test
 	void aClientWhoseFirstCommandMeetsAFrozenRedisFailsWithinItsWaitPlusTheLockCommandTimeout() {
 		String name = LockTestClients.uniqueName();
-		// its connection factory has not connected yet: the first call opens the
-		// connection
-		RedisLock lock = this.clients.newClient().getLock(name);
+		// built directly, not through LockTestClients (which waits for the connection):
+		// its first call may find it still connecting
+		RedisLockClient client = RedisLockClient.builder(this.clients.newTemplate()).build();
+		RedisLock lock = client.getLock(name);
 		redis.server().pause();
 		try {
 			long start = System.nanoTime();
@@ -131,6 +132,7 @@ class CommandTimeoutTests {
 		}
 		finally {
 			redis.server().resume();
+			client.close();
 		}
 	}
 

@@ -40,7 +40,11 @@ public final class CounterWorker {
 		// on a busy machine can take longer than the lock command timeout to connect
 		redisTemplate.hasKey(counter);
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
-		try (RedisLockClient client = RedisLockClient.builder(redisTemplate).build()) {
+		// a generous command timeout for the same reason: its pub/sub connection, opened
+		// at the first wait, took over the 2 s default on such a machine
+		try (RedisLockClient client = RedisLockClient.builder(redisTemplate)
+			.commandTimeout(Duration.ofSeconds(10))
+			.build()) {
 			List<Future<Integer>> results = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {
 				int owner = mixed ? t % 4 : 0;

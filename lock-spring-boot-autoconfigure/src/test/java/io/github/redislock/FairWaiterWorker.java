@@ -23,11 +23,11 @@ public final class FairWaiterWorker {
 		LettuceConnectionFactory factory = RedisServers.connectionFactory(
 				new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])), Duration.ofSeconds(5));
 		StringRedisTemplate redis = new StringRedisTemplate(factory);
-		// connect before the first lock call: a cold JVM on a busy machine can take
-		// longer
-		// than the lock command timeout to connect, and this test is about dead waiters
+		// connect before the first lock call, and a generous command timeout: a cold JVM
+		// on a busy machine can take longer than the 2 s default to connect (its
+		// pub/sub connection too), and this test is about dead waiters
 		redis.hasKey(args[2]);
-		RedisLockClient client = RedisLockClient.builder(redis).build();
+		RedisLockClient client = RedisLockClient.builder(redis).commandTimeout(Duration.ofSeconds(10)).build();
 		RedisFairLock lock = client.getFairLock(args[2]);
 		int waiters = Integer.parseInt(args[3]);
 		if (args.length > 4 && args[4].equals("handles")) {

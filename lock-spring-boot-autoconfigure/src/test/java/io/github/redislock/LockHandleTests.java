@@ -56,12 +56,12 @@ class LockHandleTests {
 			try (LockHandle next = other.acquire(this.name, Duration.ofSeconds(20), Duration.ofSeconds(5))) {
 				return next.fencingToken();
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(other).waitingCount() == 1);
 		Thread releaser = new Thread(handle::release, "releaser");
 		releaser.start();
 		releaser.join(5_000);
-		// a release message woke it: its 20 s wait and the 600 ms lease are far off
+		// a release message woke it: its 20 s wait and the watchdog lease are far off
 		assertThat(waiter.get(5, TimeUnit.SECONDS)).isGreaterThan(handle.fencingToken());
 		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
 		assertThat(LockTestClients.inspector(this.client).watchdogCount()).isZero();

@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -33,18 +34,29 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 final class LockTestClients implements AfterEachCallback, AutoCloseable {
 
-	static final Duration TEST_WATCHDOG_TIMEOUT = Duration.ofMillis(600);
+	/**
+	 * The watchdog lease of test clients: short, so that tests of expiry are quick, yet
+	 * renewed every 500 ms it survives a stall of a second (a GC, a JVM starved of CPU on
+	 * a machine whose cores are all busy). At 600 ms, renewals 200 ms apart were missed
+	 * under such load and a lock was reported lost by the watchdog.
+	 */
+	static final Duration TEST_WATCHDOG_TIMEOUT = Duration.ofMillis(1500);
 
 	private final Supplier<LettuceConnectionFactory> connectionFactories;
+
+	/** Whether the test's Redis answers now (false: a new client is not waited for). */
+	private final BooleanSupplier serverRunning;
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
 	LockTestClients(RedisServerExtension redis) {
 		this.connectionFactories = redis::newConnectionFactory;
+		this.serverRunning = () -> redis.server().isRunning();
 	}
 
 	private LockTestClients(Supplier<LettuceConnectionFactory> connectionFactories) {
 		this.connectionFactories = connectionFactories;
+		this.serverRunning = () -> false;
 	}
 
 	/**
@@ -64,7 +76,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	RedisLockClient newClient(Duration watchdogTimeout) {
 		RedisLockClient client = RedisLockClient.builder(newTemplate()).watchdogTimeout(watchdogTimeout).build();
 		this.resources.add(0, client);
-		return client;
+		return connected(client);
 	}
 
 	RedisLockClient newClient(Consumer<RedisLockClient.Builder> customizer) {
@@ -72,6 +84,22 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		customizer.accept(builder);
 		RedisLockClient client = builder.build();
 		this.resources.add(0, client);
+		return connected(client);
+	}
+
+	// A client starts connecting when it is built, and a call that finds it still
+	// connecting waits no longer than the lock command timeout. A cold JVM on a busy
+	// machine can take longer than that to connect, and no test made with these clients
+	// is about a client's first connection (CommandTimeoutTests builds its own): so,
+	// when the test's Redis runs, a client is handed out once a call has got through.
+	private RedisLockClient connected(RedisLockClient client) {
+		if (this.serverRunning.getAsBoolean()) {
+			RedisLock probe = client.getLock("test-connected-probe");
+			Awaitility.await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+				probe.isLocked();
+				return true;
+			});
+		}
 		return client;
 	}
 
@@ -120,7 +148,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> inspector(waiting).waitingCount() == 1);
 		long releasedAt = System.nanoTime();
 		holder.unlock();

@@ -38,7 +38,7 @@ class PausedHolderTests {
 		assertThat(outcome.pausedWriteAccepted()).isFalse();
 		assertThat(outcome.finalValue()).isEqualTo("written by the new holder");
 		assertThat(outcome.pausedStillHeld()).isFalse();
-		assertThat(outcome.unlockReport()).startsWith("EXPIRED ").contains("watchdog lease of 600ms was not renewed");
+		assertThat(outcome.unlockReport()).startsWith("EXPIRED ").contains("watchdog lease of 1.5s was not renewed");
 		assertThat(outcome.output()).anyMatch((line) -> line.startsWith("LOST "));
 	}
 
@@ -65,7 +65,7 @@ class PausedHolderTests {
 			long pausedToken = Long.parseLong(readUntil(output, seen, "HELD ").substring(5));
 			signal(holder, "STOP");
 			RedisLock newHolder = this.clients.newClient().getLock(name);
-			// the paused holder's watchdog cannot renew: its 600 ms lease runs out
+			// the paused holder's watchdog cannot renew: its lease runs out
 			assertThat(newHolder.tryLock(Duration.ofSeconds(10), null)).isTrue();
 			long newToken = newHolder.fencingToken();
 			FencedStore store = new FencedStore(this.clients.newTemplate(), storeKey, fenced);

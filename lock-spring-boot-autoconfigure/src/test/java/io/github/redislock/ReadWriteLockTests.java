@@ -196,7 +196,7 @@ class ReadWriteLockTests {
 		AtomicLong readerAskedAt = new AtomicLong(Long.MAX_VALUE);
 		AtomicInteger startedAfterTheReaderAsked = new AtomicInteger();
 		AtomicInteger writeSections = new AtomicInteger();
-		ExecutorService threads = Executors.newFixedThreadPool(4);
+		ExecutorService threads = Executors.newFixedThreadPool(5);
 		List<Future<?>> writers = new ArrayList<>();
 		try {
 			for (int t = 0; t < 4; t++) {
@@ -218,16 +218,30 @@ class ReadWriteLockTests {
 					return null;
 				}));
 			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> writeSections.get() >= 20);
+			await().atMost(Duration.ofSeconds(30)).until(() -> writeSections.get() >= 20);
+			AtomicInteger startedBeforeTheRead = new AtomicInteger();
+			Future<Boolean> read = threads.submit(() -> {
+				boolean acquired = readerLock.readLock().tryLock(30, TimeUnit.SECONDS);
+				startedBeforeTheRead.set(startedAfterTheReaderAsked.get());
+				if (acquired) {
+					readerLock.readLock().unlock();
+				}
+				return acquired;
+			});
+			// counted from when the reader waits: its first attempt has then left its
+			// mark
+			// in Redis. Counted from the call, a reader thread starved of CPU on a busy
+			// machine saw 7 sections begin before its first attempt reached Redis.
+			await().atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(1))
+				.until(() -> read.isDone() || LockTestClients.inspector(readerClient).waitingCount() == 1);
 			readerAskedAt.set(System.nanoTime());
-			boolean acquired = readerLock.readLock().tryLock(15, TimeUnit.SECONDS);
-			int startedBeforeTheRead = startedAfterTheReaderAsked.get();
+			boolean acquired = read.get(30, TimeUnit.SECONDS);
 			stop.set(true);
 			assertThat(acquired).isTrue();
-			readerLock.readLock().unlock();
 			// the write under way, and perhaps one that raced the reader's first attempt;
 			// with writers always first, the reader would wait until they all stopped
-			assertThat(startedBeforeTheRead).isLessThanOrEqualTo(3);
+			assertThat(startedBeforeTheRead.get()).isLessThanOrEqualTo(3);
 			for (Future<?> writer : writers) {
 				writer.get(30, TimeUnit.SECONDS);
 			}
@@ -345,7 +359,7 @@ class ReadWriteLockTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(writerClient).waitingCount() == 1);
 		live.readLock().unlock();
 		// the hash lives on for the live reader's 30 s lease; the writer got in on the
@@ -382,7 +396,7 @@ class ReadWriteLockTests {
 					}
 				}));
 			}
-			await().atMost(Duration.ofSeconds(10))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> LockTestClients.inspector(readersClient).waitingCount() == readers);
 			writer.writeLock().unlock();
 			for (Future<Boolean> read : reads) {
@@ -428,9 +442,9 @@ class ReadWriteLockTests {
 		assertThat(second.remainingLease()).isPositive();
 		CompletableFuture<LockHandle> writer = other.acquireWriteAsync(Duration.ofSeconds(20), null);
 		await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !writer.isDone());
-		CompletableFuture.runAsync(first::release).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(first::release, TestThreads.perTask()).get(10, TimeUnit.SECONDS);
 		assertThat(writer).isNotDone();
-		CompletableFuture.runAsync(second::release).get(10, TimeUnit.SECONDS);
+		CompletableFuture.runAsync(second::release, TestThreads.perTask()).get(10, TimeUnit.SECONDS);
 		LockHandle write = writer.get(10, TimeUnit.SECONDS);
 		assertThat(write.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(write.extend(Duration.ofSeconds(20))).isTrue();

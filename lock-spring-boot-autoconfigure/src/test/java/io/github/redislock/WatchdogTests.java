@@ -73,7 +73,7 @@ class WatchdogTests {
 		assertThat(inspector().watchdogCount()).isZero();
 		assertThat(lock.isLocked()).isFalse();
 		assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class)
-			.hasMessageContaining("watchdog lease of 600ms was not renewed");
+			.hasMessageContaining("watchdog lease of 1.5s was not renewed");
 	}
 
 	@Test

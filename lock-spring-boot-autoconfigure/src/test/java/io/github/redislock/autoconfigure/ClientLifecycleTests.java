@@ -27,7 +27,8 @@ class ClientLifecycleTests {
 	void aStoppedAndRestartedContextKeepsAWorkingClientAndClosingItClosesTheClient() {
 		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
 			.withPropertyValues(RedisLockTestContexts.redisProperties(redis))
-			.withPropertyValues("redis-lock.watchdog-timeout=300ms")
+			// a watchdog of 1.5 s: at 300 ms, a busy machine can miss a renewal
+			.withPropertyValues("redis-lock.watchdog-timeout=1500ms")
 			.run((context) -> {
 				RedisLockClient client = context.getBean(RedisLockClient.class);
 				context.stop();
@@ -35,8 +36,8 @@ class ClientLifecycleTests {
 				RedisLock lock = client.getLock("restarted");
 				lock.lock();
 				await().pollInSameThread()
-					.during(Duration.ofMillis(900))
-					.atMost(Duration.ofSeconds(3))
+					.during(Duration.ofMillis(3500))
+					.atMost(Duration.ofSeconds(7))
 					.until(lock::isHeldByCurrentThread);
 				lock.unlock();
 				context.close();

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisLockException;
+import io.github.redislock.TestThreads;
 import io.github.redislock.testsupport.RedisServer;
 import io.github.redislock.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterAll;
@@ -74,18 +75,22 @@ class TlsRedisTests {
 			.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, BootClasses.redisAutoConfiguration(),
 					RedisLockAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=localhost", "spring.data.redis.port=" + tlsPort,
-					"spring.data.redis.timeout=2s", "spring.data.redis.ssl.enabled=true",
+					"spring.data.redis.timeout=10s", "spring.data.redis.ssl.enabled=true",
 					"spring.data.redis.ssl.bundle=redis",
 					"spring.ssl.bundle.pem.redis.truststore.certificate=file:" + certificate,
-					"redis-lock.watchdog-timeout=300ms")
+					// generous timings: a cold JVM's first TLS handshake on a busy
+					// machine
+					// took over 2 s, and a 300 ms watchdog can miss renewals there; this
+					// test is about TLS, not about either bound
+					"redis-lock.command-timeout=10s", "redis-lock.watchdog-timeout=1s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				RedisLockClient client = context.getBean(RedisLockClient.class);
 				RedisLock lock = client.getLock("over-tls");
 				lock.lock();
 				await().pollInSameThread()
-					.during(Duration.ofMillis(900))
-					.atMost(Duration.ofSeconds(3))
+					.during(Duration.ofMillis(2500))
+					.atMost(Duration.ofSeconds(5))
 					.until(lock::isHeldByCurrentThread);
 				CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
 					RedisLock waiting = client.getLock("over-tls");
@@ -97,7 +102,7 @@ class TlsRedisTests {
 					catch (InterruptedException ex) {
 						throw new IllegalStateException(ex);
 					}
-				});
+				}, TestThreads.perTask());
 				await().atMost(Duration.ofSeconds(5))
 					.until(() -> redis.command("PUBSUB", "NUMSUB", "lock:{over-tls}:released").endsWith("1"));
 				lock.unlock();

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.TestThreads;
 import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisCluster;
 import io.github.redislock.testsupport.RedisSentinelGroup;
@@ -32,7 +33,11 @@ class TopologyAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(RedisLockTestContexts.redisAndLock())
-		.withPropertyValues("spring.data.redis.timeout=2s", "redis-lock.watchdog-timeout=300ms");
+		// generous timings: a cold JVM on a busy machine took over 2 s to discover a
+		// cluster, and a 300 ms watchdog can miss renewals there; these tests are about
+		// the topologies, not about either bound
+		.withPropertyValues("spring.data.redis.timeout=10s", "redis-lock.command-timeout=10s",
+				"redis-lock.watchdog-timeout=1500ms");
 
 	@Test
 	void onAClusterConfiguredByItsNodes() {
@@ -79,8 +84,8 @@ class TopologyAutoConfigurationTests {
 
 	private static void assertLocksStayHeldByTheWatchdog(List<RedisLock> locks) {
 		await().pollInSameThread()
-			.during(Duration.ofMillis(900))
-			.atMost(Duration.ofSeconds(3))
+			.during(Duration.ofMillis(3500))
+			.atMost(Duration.ofSeconds(7))
 			.until(() -> locks.stream().allMatch(RedisLock::isHeldByCurrentThread));
 	}
 
@@ -103,7 +108,7 @@ class TopologyAutoConfigurationTests {
 			catch (InterruptedException ex) {
 				throw new IllegalStateException(ex);
 			}
-		});
+		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockInspector.of(client).orElseThrow().waitingCount() == 1);
 		long releasedAt = System.nanoTime();
 		held.unlock();

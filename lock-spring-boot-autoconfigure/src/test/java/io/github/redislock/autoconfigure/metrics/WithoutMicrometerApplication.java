@@ -35,7 +35,11 @@ public class WithoutMicrometerApplication {
 		}
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(WithoutMicrometerApplication.class)
 			.web(WebApplicationType.NONE)
-			.run("--spring.data.redis.host=" + args[0], "--spring.data.redis.port=" + args[1])) {
+			// a generous command timeout: a cold JVM on a busy machine took over the 2 s
+			// default to connect, and this application is about the class path, not that
+			// bound
+			.run("--spring.data.redis.host=" + args[0], "--spring.data.redis.port=" + args[1],
+					"--redis-lock.command-timeout=10s")) {
 			Inventory inventory = context.getBean(Inventory.class);
 			RedisLockClient client = context.getBean(RedisLockClient.class);
 			System.out

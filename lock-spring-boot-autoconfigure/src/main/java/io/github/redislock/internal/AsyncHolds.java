@@ -47,7 +47,7 @@ final class AsyncHolds {
 		})).thenCompose((next) -> next).toCompletableFuture();
 	}
 
-	private static void addSuppressed(Throwable failure, Throwable releaseFailure) {
+	private static void addSuppressed(Throwable failure, @Nullable Throwable releaseFailure) {
 		if (releaseFailure != null) {
 			Throwable cause = (releaseFailure instanceof CompletionException && releaseFailure.getCause() != null)
 					? releaseFailure.getCause() : releaseFailure;

@@ -195,8 +195,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		String name = keys.name();
 		Wait wait = wait(name, waitTime);
 		Lease lease = lease(name, leaseTime);
-		CompletableFuture<Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait, lease,
-				continuations);
+		CompletableFuture<@Nullable Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait,
+				lease, continuations);
 		CompletableFuture<LockHandle> handle = new CompletableFuture<>();
 		acquiring.whenComplete((hold, failure) -> {
 			if (failure != null) {

@@ -5,6 +5,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A reentrant lock shared by every process that uses the same Redis and lock name. It is
  * owned by the thread that acquired it: only that thread may unlock it, and it may
@@ -109,7 +111,7 @@ public interface RedisLock extends Lock {
 	 * then held
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
-	boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException;
+	boolean tryLock(Duration waitTime, @Nullable Duration leaseTime) throws InterruptedException;
 
 	/**
 	 * Releases one hold of the current thread; the lock is free once every hold is

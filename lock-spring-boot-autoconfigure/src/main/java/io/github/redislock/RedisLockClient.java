@@ -171,8 +171,8 @@ public interface RedisLockClient extends AutoCloseable {
 	 * {@link RedisLockException}
 	 * @since 0.1.0
 	 */
-	default <T> CompletableFuture<T> withLockAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
-			Supplier<? extends CompletionStage<T>> action) {
+	default <T extends @Nullable Object> CompletableFuture<T> withLockAsync(String name, Duration waitTime,
+			@Nullable Duration leaseTime, Supplier<? extends CompletionStage<T>> action) {
 		Assert.notNull(action, "action must not be null");
 		// the client built by builder() releases without blocking; this fallback releases
 		// on the common pool, never on the thread that completed the action's stage
@@ -213,7 +213,8 @@ public interface RedisLockClient extends AutoCloseable {
 	 * completed
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
-	default <T> T withLock(String name, Duration waitTime, Duration leaseTime, Supplier<T> action) {
+	default <T extends @Nullable Object> T withLock(String name, Duration waitTime, @Nullable Duration leaseTime,
+			Supplier<T> action) {
 		Assert.notNull(action, "action must not be null");
 		RedisLock lock = getLock(name);
 		boolean acquired;
@@ -243,7 +244,7 @@ public interface RedisLockClient extends AutoCloseable {
 	 * Runs the action while holding the named lock; see
 	 * {@link #withLock(String, Duration, Duration, Supplier)}.
 	 */
-	default void withLock(String name, Duration waitTime, Duration leaseTime, Runnable action) {
+	default void withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Runnable action) {
 		Assert.notNull(action, "action must not be null");
 		withLock(name, waitTime, leaseTime, () -> {
 			action.run();

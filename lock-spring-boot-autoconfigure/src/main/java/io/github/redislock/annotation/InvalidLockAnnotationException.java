@@ -1,5 +1,7 @@
 package io.github.redislock.annotation;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@link DistributedLock} annotation that cannot work as written: thrown while the
  * application starts, when the annotated bean is created, so that a mistake never turns
@@ -30,7 +32,7 @@ public class InvalidLockAnnotationException extends IllegalStateException {
 	 * @param action how to fix it
 	 * @param cause what revealed it, for example a SpEL parse error
 	 */
-	public InvalidLockAnnotationException(String description, String action, Throwable cause) {
+	public InvalidLockAnnotationException(String description, String action, @Nullable Throwable cause) {
 		super(description + ". " + action, cause);
 		this.description = description;
 		this.action = action;

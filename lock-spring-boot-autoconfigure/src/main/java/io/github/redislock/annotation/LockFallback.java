@@ -2,6 +2,8 @@ package io.github.redislock.annotation;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.redislock.LockNotAcquiredException;
 
 /**
@@ -26,9 +28,10 @@ public interface LockFallback {
 	 * @param method the annotated method
 	 * @param arguments the call's arguments
 	 * @param exception why the method did not run, naming the lock and the wait
-	 * @return a value assignable to the method's return type
+	 * @return a value assignable to the method's return type ({@code null} for a
+	 * {@code void} method)
 	 * @throws Throwable anything, passed to the caller as is
 	 */
-	Object onLocked(Method method, Object[] arguments, LockNotAcquiredException exception) throws Throwable;
+	@Nullable Object onLocked(Method method, @Nullable Object[] arguments, LockNotAcquiredException exception) throws Throwable;
 
 }

@@ -158,8 +158,8 @@ final class AcquiredLocks {
 	 * @return completes once every release is answered, with the first lost lease (the
 	 * others suppressed in it) or {@code null}
 	 */
-	CompletableFuture<LeaseExpiredException> releaseAsync(@Nullable Throwable failure, Duration holdAtLeast) {
-		List<CompletableFuture<LeaseExpiredException>> releases = new ArrayList<>(this.held.size());
+	CompletableFuture<@Nullable LeaseExpiredException> releaseAsync(@Nullable Throwable failure, Duration holdAtLeast) {
+		List<CompletableFuture<@Nullable LeaseExpiredException>> releases = new ArrayList<>(this.held.size());
 		for (Held held : this.held) {
 			releases.add(held.releaseAsync(holdAtLeast)
 				.handle((released, releaseFailure) -> (releaseFailure != null)
@@ -167,13 +167,15 @@ final class AcquiredLocks {
 		}
 		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).thenApply((all) -> {
 			LeaseExpiredException lost = null;
-			for (CompletableFuture<LeaseExpiredException> release : releases) {
+			for (CompletableFuture<@Nullable LeaseExpiredException> release : releases) {
 				LeaseExpiredException expired = release.join();
-				if (expired != null && lost == null) {
-					lost = expired;
-				}
-				else if (expired != null) {
-					lost.addSuppressed(expired);
+				if (expired != null) {
+					if (lost == null) {
+						lost = expired;
+					}
+					else {
+						lost.addSuppressed(expired);
+					}
 				}
 			}
 			return lost;

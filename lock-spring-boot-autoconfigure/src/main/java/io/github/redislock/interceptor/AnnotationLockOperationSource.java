@@ -30,6 +30,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.jspecify.annotations.Nullable;
+import org.springframework.lang.Contract;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -268,6 +269,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 				|| (reactiveStreamsPublisher != null && reactiveStreamsPublisher.isAssignableFrom(returnType));
 	}
 
+	@Contract("_, _, _, !null -> !null")
 	@Nullable private Duration duration(String value, String attribute, String where, @Nullable Duration fallback) {
 		if (!StringUtils.hasText(value)) {
 			return fallback;

@@ -47,9 +47,9 @@ final class KeyExpressionParser {
 
 	/**
 	 * The parameter names of the method, or {@code null} when it was compiled without
-	 * {@code -parameters}.
+	 * {@code -parameters}; a name Spring could not tell is {@code null}.
 	 */
-	@Nullable static String[] parameterNamesOf(Method method) {
+	static @Nullable String @Nullable [] parameterNamesOf(Method method) {
 		return parameterNames.getParameterNames(method);
 	}
 
@@ -57,7 +57,7 @@ final class KeyExpressionParser {
 		if (node instanceof VariableReference) {
 			String variable = node.toStringAST().substring(1);
 			if (!isKnown(variable, method)) {
-				String[] names = parameterNamesOf(method);
+				@Nullable String[] names = parameterNamesOf(method);
 				String known = (names != null) ? String.join(", ", names)
 						: "unknown: compile with -parameters to use names, or use #p0, #p1, ...";
 				throw new InvalidLockAnnotationException(
@@ -81,9 +81,13 @@ final class KeyExpressionParser {
 			known.add("p" + i);
 			known.add("a" + i);
 		}
-		String[] names = parameterNamesOf(method);
+		@Nullable String[] names = parameterNamesOf(method);
 		if (names != null) {
-			known.addAll(Set.of(names));
+			for (String name : names) {
+				if (name != null) {
+					known.add(name);
+				}
+			}
 		}
 		return known.contains(variable);
 	}

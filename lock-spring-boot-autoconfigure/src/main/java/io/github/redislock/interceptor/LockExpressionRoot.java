@@ -2,6 +2,8 @@ package io.github.redislock.interceptor;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The root object key expressions see: {@code #root.method}, {@code #root.args},
  * {@code #root.target}, {@code #root.targetClass}, {@code #root.methodName}.
@@ -12,13 +14,14 @@ final class LockExpressionRoot {
 
 	private final Method method;
 
-	private final Object[] args;
+	private final @Nullable Object[] args;
 
-	private final Object target;
+	private final @Nullable Object target;
 
-	private final Class<?> targetClass;
+	private final @Nullable Class<?> targetClass;
 
-	LockExpressionRoot(Method method, Object[] args, Object target, Class<?> targetClass) {
+	LockExpressionRoot(Method method, @Nullable Object[] args, @Nullable Object target,
+			@Nullable Class<?> targetClass) {
 		this.method = method;
 		this.args = args;
 		this.target = target;
@@ -36,17 +39,17 @@ final class LockExpressionRoot {
 	}
 
 	/** The call's arguments. */
-	public Object[] getArgs() {
+	public @Nullable Object[] getArgs() {
 		return this.args;
 	}
 
 	/** The bean the method is called on. */
-	public Object getTarget() {
+	public @Nullable Object getTarget() {
 		return this.target;
 	}
 
 	/** The class of the bean. */
-	public Class<?> getTargetClass() {
+	public @Nullable Class<?> getTargetClass() {
 		return this.targetClass;
 	}
 

@@ -38,7 +38,8 @@ final class LockKeyEvaluator {
 	 * @throws IllegalArgumentException if a key part is null, blank, an empty collection,
 	 * or contains a brace
 	 */
-	List<String> lockNames(LockOperation operation, Object target, Class<?> targetClass, Object[] arguments) {
+	List<String> lockNames(LockOperation operation, @Nullable Object target, @Nullable Class<?> targetClass,
+			@Nullable Object[] arguments) {
 		if (operation.keys().isEmpty()) {
 			return List.of(operation.getName());
 		}
@@ -101,8 +102,8 @@ final class LockKeyEvaluator {
 		return escaped;
 	}
 
-	private StandardEvaluationContext context(LockOperation operation, Object target, Class<?> targetClass,
-			Object[] arguments) {
+	private StandardEvaluationContext context(LockOperation operation, @Nullable Object target,
+			@Nullable Class<?> targetClass, @Nullable Object[] arguments) {
 		StandardEvaluationContext context = new StandardEvaluationContext(
 				new LockExpressionRoot(operation.getMethod(), arguments, target, targetClass));
 		this.template.applyDelegatesTo(context);

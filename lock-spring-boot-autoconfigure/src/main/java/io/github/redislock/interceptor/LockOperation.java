@@ -168,13 +168,13 @@ public final class LockOperation {
 	}
 
 	private static String[][] variableNames(Method method) {
-		String[] parameterNames = KeyExpressionParser.parameterNamesOf(method);
+		@Nullable String[] parameterNames = KeyExpressionParser.parameterNamesOf(method);
 		String[][] names = new String[method.getParameterCount()][];
 		for (int i = 0; i < names.length; i++) {
 			// a Kotlin suspending function's names leave out its last parameter, the
 			// Continuation the compiler added
-			names[i] = (parameterNames != null && i < parameterNames.length)
-					? new String[] { parameterNames[i], "p" + i, "a" + i } : new String[] { "p" + i, "a" + i };
+			String name = (parameterNames != null && i < parameterNames.length) ? parameterNames[i] : null;
+			names[i] = (name != null) ? new String[] { name, "p" + i, "a" + i } : new String[] { "p" + i, "a" + i };
 		}
 		return names;
 	}

@@ -70,7 +70,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	// a hold nobody wants any more (the result was cancelled as it came)
 	private final Consumer<Hold> givesBack;
 
-	private final CompletableFuture<Hold> result = new CompletableFuture<>();
+	private final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
 	// fencing tokens a grant reserves while other callers of this client wait: see
 	// LocalRun
@@ -114,11 +114,11 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	 * Completes with the owner's hold, with {@code null} when the wait ended without the
 	 * lock, or with the failure; cancelling it withdraws the acquisition.
 	 */
-	CompletableFuture<Hold> result() {
+	CompletableFuture<@Nullable Hold> result() {
 		return this.result;
 	}
 
-	CompletableFuture<Hold> start() {
+	CompletableFuture<@Nullable Hold> start() {
 		this.result.whenComplete((granted, failure) -> cleanUp());
 		if (!this.wait.isNone()) {
 			synchronized (this) {

@@ -5,6 +5,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Holds a lock for the life of an asynchronous action: from when the action is started
  * until the stage it returned completes, however it completes; then releases it without
@@ -15,7 +17,7 @@ final class AsyncHolds {
 	private AsyncHolds() {
 	}
 
-	static <T> CompletableFuture<T> holdUntilComplete(DefaultLockHandle handle,
+	static <T extends @Nullable Object> CompletableFuture<T> holdUntilComplete(DefaultLockHandle handle,
 			Supplier<? extends CompletionStage<T>> action) {
 		CompletionStage<T> stage;
 		try {
@@ -45,7 +47,7 @@ final class AsyncHolds {
 		})).thenCompose((next) -> next).toCompletableFuture();
 	}
 
-	private static void addSuppressed(Throwable failure, Throwable releaseFailure) {
+	private static void addSuppressed(Throwable failure, @Nullable Throwable releaseFailure) {
 		if (releaseFailure != null) {
 			Throwable cause = (releaseFailure instanceof CompletionException && releaseFailure.getCause() != null)
 					? releaseFailure.getCause() : releaseFailure;

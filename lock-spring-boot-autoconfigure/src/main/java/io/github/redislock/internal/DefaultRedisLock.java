@@ -84,7 +84,7 @@ class DefaultRedisLock implements RedisLock {
 	}
 
 	@Override
-	public boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
+	public boolean tryLock(Duration waitTime, @Nullable Duration leaseTime) throws InterruptedException {
 		Assert.notNull(waitTime, () -> "waitTime of lock '" + getName() + "' must not be null");
 		Assert.isTrue(!waitTime.isNegative(),
 				() -> "waitTime of lock '" + getName() + "' must not be negative, was " + waitTime);

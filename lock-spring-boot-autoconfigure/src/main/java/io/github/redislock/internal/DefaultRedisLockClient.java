@@ -195,8 +195,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		String name = keys.name();
 		Wait wait = wait(name, waitTime);
 		Lease lease = lease(name, leaseTime);
-		CompletableFuture<Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait, lease,
-				continuations);
+		CompletableFuture<@Nullable Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait,
+				lease, continuations);
 		CompletableFuture<LockHandle> handle = new CompletableFuture<>();
 		acquiring.whenComplete((hold, failure) -> {
 			if (failure != null) {
@@ -220,8 +220,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
-	public <T> CompletableFuture<T> withLockAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
-			Supplier<? extends CompletionStage<T>> action) {
+	public <T extends @Nullable Object> CompletableFuture<T> withLockAsync(String name, Duration waitTime,
+			@Nullable Duration leaseTime, Supplier<? extends CompletionStage<T>> action) {
 		Assert.notNull(action, "action must not be null");
 		return acquireAsync(name, waitTime, leaseTime)
 			.thenCompose((handle) -> AsyncHolds.holdUntilComplete((DefaultLockHandle) handle, action));

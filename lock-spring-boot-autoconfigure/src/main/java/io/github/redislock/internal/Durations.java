@@ -2,6 +2,8 @@ package io.github.redislock.internal;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Writes durations the way Spring Boot properties spell them ({@code 500ms}, {@code 3s},
  * {@code 1.25s}).
@@ -11,7 +13,7 @@ public final class Durations {
 	private Durations() {
 	}
 
-	public static String format(Duration duration) {
+	public static String format(@Nullable Duration duration) {
 		if (duration == null) {
 			return "(none)";
 		}

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -113,12 +114,12 @@ final class ExclusiveLock implements LockKind {
 		return RedisCalls.number(value ? 1 : 0);
 	}
 
-	private static LockReply acquired(Long reply, int tokens) {
+	private static LockReply acquired(@Nullable Long reply, int tokens) {
 		long value = (reply != null) ? reply : 0;
 		return (value > 0) ? new LockReply.Granted(value, tokens) : new LockReply.Busy(-value);
 	}
 
-	private static LockReply released(Long reply) {
+	private static LockReply released(@Nullable Long reply) {
 		long value = (reply != null) ? reply : -1;
 		return (value < 0) ? LockReply.NOT_HELD : new LockReply.Released((int) value);
 	}

@@ -34,7 +34,7 @@ final class Holds {
 		this.queues = queues;
 	}
 
-	Hold get(LockKeys keys, Owner owner) {
+	@Nullable Hold get(LockKeys keys, Owner owner) {
 		return this.holds.get(new HoldId(keys.id(), owner.id()));
 	}
 

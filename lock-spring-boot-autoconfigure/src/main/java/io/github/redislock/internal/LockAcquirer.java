@@ -8,6 +8,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.util.Assert;
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.RedisLockException;
@@ -328,9 +329,11 @@ final class LockAcquirer {
 			return (total < 0) ? RedisCalls.NO_LIMIT : total - (System.nanoTime() - this.start);
 		}
 
+		// only once the last attempt was refused for now, which kept the refusal
 		RedisLockException refusedThroughout() {
-			Throwable refusal = (this.refusal != null) ? NestedExceptionUtils.getMostSpecificCause(this.refusal) : null;
-			String reply = (refusal != null && refusal.getMessage() != null) ? refusal.getMessage() : "";
+			Assert.state(this.refusal != null, "No refusal to report");
+			Throwable refusal = NestedExceptionUtils.getMostSpecificCause(this.refusal);
+			String reply = (refusal.getMessage() != null) ? refusal.getMessage() : "";
 			String why;
 			if (reply.startsWith("TRYAGAIN")) {
 				why = "its Redis Cluster slot was being migrated to another node all that time (TRYAGAIN)";

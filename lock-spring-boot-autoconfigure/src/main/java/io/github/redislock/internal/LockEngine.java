@@ -3,6 +3,7 @@ package io.github.redislock.internal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -158,7 +159,7 @@ final class LockEngine implements AutoCloseable {
 	 * @return completes with the owner's hold, or {@code null} when the wait ended
 	 * without the lock
 	 */
-	CompletableFuture<Hold> acquireAsync(LockKeys keys, Owner owner, Wait wait, Lease lease) {
+	CompletableFuture<@Nullable Hold> acquireAsync(LockKeys keys, Owner owner, Wait wait, Lease lease) {
 		return acquireAsync(keys, owner, wait, lease, null);
 	}
 
@@ -168,7 +169,7 @@ final class LockEngine implements AutoCloseable {
 	 * @param continuations where a grant completes the future (a direct executor: where
 	 * Redis' answer arrived), or {@code null} for the client's async thread
 	 */
-	CompletableFuture<Hold> acquireAsync(LockKeys keys, Owner owner, Wait wait, Lease lease,
+	CompletableFuture<@Nullable Hold> acquireAsync(LockKeys keys, Owner owner, Wait wait, Lease lease,
 			@Nullable Executor continuations) {
 		if (this.closed) {
 			return CompletableFuture.failedFuture(
@@ -181,10 +182,10 @@ final class LockEngine implements AutoCloseable {
 				this.subscriptions, this.settlements, asyncExecutor,
 				(continuations != null) ? continuations : asyncExecutor,
 				(grant) -> onAcquired(keys, owner, grant, lease, start), this::giveBack, this.maxLocalPasses);
-		CompletableFuture<Hold> result = acquisition.start();
+		CompletableFuture<@Nullable Hold> result = acquisition.start();
 		// the caller's future completes after the observation ended, and a cancel of it
 		// withdraws the acquisition
-		CompletableFuture<Hold> hold = new CompletableFuture<>();
+		CompletableFuture<@Nullable Hold> hold = new CompletableFuture<>();
 		result.whenComplete((acquired, failure) -> {
 			if (failure != null || acquired == null) {
 				withdraw(keys, owner, wait);
@@ -288,8 +289,9 @@ final class LockEngine implements AutoCloseable {
 				if (failure != null) {
 					Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
 							? failure.getCause() : failure;
-					throw releaseFailed(hold, (cause instanceof RuntimeException ex) ? ex
-							: new RedisLockException(cause.getMessage(), cause));
+					// an Error may have no message: its class then says what it was
+					throw releaseFailed(hold, (cause instanceof RuntimeException ex) ? ex : new RedisLockException(
+							Objects.toString(cause.getMessage(), cause.getClass().getSimpleName()), cause));
 				}
 				released(hold, reply);
 				return null;
@@ -632,6 +634,8 @@ final class LockEngine implements AutoCloseable {
 				if (failure != null) {
 					throw releaseFailed(hold, failure);
 				}
+				// continueRun answered, or it failed
+				Assert.state(reply != null, "No reply");
 				released(hold, reply);
 				return true;
 			}

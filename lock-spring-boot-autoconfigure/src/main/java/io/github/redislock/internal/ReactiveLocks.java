@@ -119,7 +119,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
 			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
 		return Flux.deferContextual((context) -> {
-			Set<HeldName> held = context.getOrDefault(HELD, Set.of());
+			Set<HeldName> held = context.<Set<HeldName>>getOrEmpty(HELD).orElse(Set.of());
 			List<String> toTake = new ArrayList<>(names.size());
 			Set<HeldName> holding = new HashSet<>(held);
 			for (String name : names) {

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -80,12 +81,12 @@ final class ReadWriteLocks {
 		return keys.scriptKeys().subList(0, 2);
 	}
 
-	static LockReply acquired(Long reply) {
+	static LockReply acquired(@Nullable Long reply) {
 		long value = (reply != null) ? reply : 0;
 		return (value > 0) ? new LockReply.Granted(value, 1) : new LockReply.Busy(-value);
 	}
 
-	static LockReply released(Long reply) {
+	static LockReply released(@Nullable Long reply) {
 		long value = (reply != null) ? reply : -1;
 		return (value < 0) ? LockReply.NOT_HELD : new LockReply.Released((int) value);
 	}

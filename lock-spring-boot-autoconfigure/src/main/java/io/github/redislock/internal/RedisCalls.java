@@ -166,7 +166,7 @@ final class RedisCalls {
 		catch (OutcomeUnknownException ex) {
 			// nothing was sent: a known failure. A connection made after all is not used.
 			connecting.thenAccept(RedisConnection::close);
-			throw new RedisLockException(ex.getMessage(), ex.getCause());
+			throw ex.asKnown();
 		}
 	}
 
@@ -251,8 +251,8 @@ final class RedisCalls {
 				// nothing was sent: a known failure
 				connecting.thenAccept(RedisConnection::close);
 				RuntimeException translated = translate(what, failure);
-				return CompletableFuture.<T>failedFuture((translated instanceof OutcomeUnknownException)
-						? new RedisLockException(translated.getMessage(), translated.getCause()) : translated);
+				return CompletableFuture.<T>failedFuture(
+						(translated instanceof OutcomeUnknownException unknown) ? unknown.asKnown() : translated);
 			}
 			CompletableFuture<T> reply;
 			try {
@@ -490,7 +490,7 @@ final class RedisCalls {
 	 */
 	static final class Refused extends RuntimeException {
 
-		Refused(String message, Throwable cause) {
+		Refused(String message, @Nullable Throwable cause) {
 			super(message, cause);
 		}
 
@@ -501,8 +501,19 @@ final class RedisCalls {
 	 */
 	static final class OutcomeUnknownException extends RedisLockException {
 
+		private final String message;
+
+		private final Throwable cause;
+
 		OutcomeUnknownException(String message, Throwable cause) {
 			super(message, cause);
+			this.message = message;
+			this.cause = cause;
+		}
+
+		/** The same failure, for a command known not to have been sent. */
+		RedisLockException asKnown() {
+			return new RedisLockException(this.message, this.cause);
 		}
 
 	}

@@ -227,7 +227,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	@Override
-	public void onMessage(Message message, byte[] pattern) {
+	public void onMessage(Message message, byte @Nullable [] pattern) {
 		Channel channel = this.channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
 		if (channel != null) {
 			this.listener.released(channel.keys, message.getBody());
@@ -336,8 +336,9 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	@Nullable private synchronized RedisPubSubAsyncCommands<byte[], byte[]> currentPubSubCommands() {
-		Subscription subscription = (this.connection != null) ? this.connection.getSubscription() : null;
-		return (subscription != null && subscription.isAlive()) ? nativePubSub(this.connection) : null;
+		RedisConnection connection = this.connection;
+		Subscription subscription = (connection != null) ? connection.getSubscription() : null;
+		return (connection != null && subscription != null && subscription.isAlive()) ? nativePubSub(connection) : null;
 	}
 
 	// The connection is opened (and its first channel subscribed) through Spring Data

@@ -6,10 +6,13 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
+import org.jspecify.annotations.Nullable;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
@@ -23,7 +26,7 @@ final class RedisContainer implements RedisServer {
 
 	private static final DockerImageName IMAGE = DockerImageName.parse("redis:7.2-alpine");
 
-	private static Boolean dockerAvailable;
+	private static @Nullable Boolean dockerAvailable;
 
 	private final GenericContainer<?> container;
 
@@ -55,8 +58,10 @@ final class RedisContainer implements RedisServer {
 		command.addAll(List.of(extraArguments));
 		GenericContainer<?> container = new GenericContainer<>(IMAGE).withExposedPorts(6379)
 			.withCommand(command.toArray(String[]::new))
-			.withCreateContainerCmdModifier((cmd) -> cmd.getHostConfig()
-				.withPortBindings(new PortBinding(Ports.Binding.bindPort(port), ExposedPort.tcp(6379))))
+			.withCreateContainerCmdModifier((cmd) -> {
+				HostConfig hostConfig = Objects.requireNonNull(cmd.getHostConfig(), "no host configuration to bind");
+				hostConfig.withPortBindings(new PortBinding(Ports.Binding.bindPort(port), ExposedPort.tcp(6379)));
+			})
 			.waitingFor(Wait.forListeningPort());
 		container.start();
 		return new RedisContainer(container, port);

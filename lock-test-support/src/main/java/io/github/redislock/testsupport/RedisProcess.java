@@ -14,6 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@code redis-server} child process on a free loopback port, owned by the test that
  * started it. By default it keeps nothing on disk, so a restart comes back empty, as a
@@ -33,13 +35,13 @@ final class RedisProcess implements RedisServer {
 
 	private final Path directory;
 
-	private Process process;
+	private @Nullable Process process;
 
 	/**
 	 * Sentinel mode: the configuration file a sentinel needs (it rewrites it), else
 	 * {@code null}.
 	 */
-	private Path sentinelConfig;
+	private @Nullable Path sentinelConfig;
 
 	private boolean paused;
 
@@ -242,10 +244,14 @@ final class RedisProcess implements RedisServer {
 	}
 
 	private void signal(String signal) {
+		Process process = this.process;
+		if (process == null) {
+			throw new IllegalStateException("redis-server on port " + this.port + " is not running");
+		}
 		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(this.process.pid())).start();
+			Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(process.pid())).start();
 			if (kill.waitFor() != 0) {
-				throw new IllegalStateException("kill -" + signal + " failed for redis-server " + this.process.pid());
+				throw new IllegalStateException("kill -" + signal + " failed for redis-server " + process.pid());
 			}
 		}
 		catch (IOException ex) {
@@ -278,7 +284,7 @@ final class RedisProcess implements RedisServer {
 		}
 	}
 
-	private static String findExecutable() {
+	private static @Nullable String findExecutable() {
 		String configured = System.getenv("REDIS_SERVER");
 		if (configured != null && Files.isExecutable(Paths.get(configured))) {
 			return configured;
@@ -290,7 +296,7 @@ final class RedisProcess implements RedisServer {
 	 * Finds a Redis executable on the PATH or in the usual places; {@code null} if there
 	 * is none.
 	 */
-	static String findExecutable(String name) {
+	static @Nullable String findExecutable(String name) {
 		String configured = System.getenv("REDIS_SERVER");
 		if (configured != null && Files.isExecutable(Paths.get(configured).resolveSibling(name))) {
 			return Paths.get(configured).resolveSibling(name).toString();

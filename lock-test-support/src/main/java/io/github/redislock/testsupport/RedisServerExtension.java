@@ -2,6 +2,7 @@ package io.github.redislock.testsupport;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -29,7 +30,7 @@ public final class RedisServerExtension
 
 	private final String[] extraArguments;
 
-	private RedisServer server;
+	private @Nullable RedisServer server;
 
 	private boolean perTest;
 
@@ -61,8 +62,9 @@ public final class RedisServerExtension
 			close();
 			return;
 		}
-		this.server.resume();
-		this.server.start();
+		RedisServer server = server();
+		server.resume();
+		server.start();
 	}
 
 	@Override

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 /**
  * Just enough of the Redis protocol to send one command without a client library: used to
@@ -45,7 +46,7 @@ final class RespCommand {
 			return "PONG".equals(send(host, port, "PING"));
 		}
 		catch (IllegalStateException ex) {
-			return ex.getMessage().contains("NOAUTH");
+			return message(ex).contains("NOAUTH");
 		}
 		catch (RuntimeException ex) {
 			return false;
@@ -61,7 +62,7 @@ final class RespCommand {
 			return "PONG".equals(send(host, port, "PING"));
 		}
 		catch (IllegalStateException ex) {
-			return ex.getMessage().contains("NOAUTH") || ex.getMessage().contains("LOADING");
+			return message(ex).contains("NOAUTH") || message(ex).contains("LOADING");
 		}
 		catch (RuntimeException ex) {
 			return false;
@@ -98,6 +99,11 @@ final class RespCommand {
 			}
 			default -> throw new IllegalStateException("Unexpected Redis reply type '" + (char) type + "'");
 		}
+	}
+
+	// the error replies this class throws have a message; any other exception may not
+	private static String message(IllegalStateException ex) {
+		return Objects.toString(ex.getMessage(), "");
 	}
 
 	private static String readLine(InputStream in) throws IOException {

@@ -102,7 +102,9 @@ class VirtualThreadsTests {
 	@Test
 	void freshClientsNeverLoseTheFirstReleaseOfALock() throws Exception {
 		StringRedisTemplate redisTemplate = this.clients.newTemplate();
-		int rounds = Integer.getInteger("redislock.test.freshClientRounds", 20);
+		// 5 rounds in the default build (it runs beside two other test modules);
+		// -Dredislock.test.freshClientRounds=20 is the soak that found the lost release
+		int rounds = Integer.getInteger("redislock.test.freshClientRounds", 5);
 		for (int round = 0; round < rounds; round++) {
 			RedisLockClient client = this.clients.newClient(Duration.ofMinutes(5));
 			String prefix = LockTestClients.uniqueName();

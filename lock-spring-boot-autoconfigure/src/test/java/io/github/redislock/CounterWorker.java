@@ -43,7 +43,7 @@ public final class CounterWorker {
 		// a generous command timeout for the same reason: its pub/sub connection, opened
 		// at the first wait, took over the 2 s default on such a machine
 		try (RedisLockClient client = RedisLockClient.builder(redisTemplate)
-			.commandTimeout(Duration.ofSeconds(10))
+			.commandTimeout(TestTimeouts.COMMAND_TIMEOUT)
 			.build()) {
 			List<Future<Integer>> results = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {

@@ -178,11 +178,11 @@ class FairLockTests {
 		RedisLock holder = this.clients.newClient().getFairLock(name);
 		RedisLock other = this.clients.newClient().getFairLock(name);
 		holder.lock();
-		assertThat(LockTestClients.onOtherThread(() -> other.tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
+		assertThat(TestThreads.onOtherThread(() -> other.tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
 		await().atMost(Duration.ofSeconds(1)).until(() -> queued(name) == 0);
 		holder.unlock();
 		// nobody left ahead of a newcomer
-		assertThat(LockTestClients.onOtherThread(() -> {
+		assertThat(TestThreads.onOtherThread(() -> {
 			boolean acquired = other.tryLock();
 			if (acquired) {
 				other.unlock();
@@ -252,7 +252,7 @@ class FairLockTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> queued(name) == 51);
 		holder.unlock();
 		// free, but the dead are still ahead: nobody passes the queue
-		assertThat(LockTestClients.onOtherThread(() -> newcomer.tryLock())).isFalse();
+		assertThat(TestThreads.onOtherThread(() -> newcomer.tryLock())).isFalse();
 		assertThat(liveWaiter.get(30, TimeUnit.SECONDS)).isBetween(0L, 10_000L);
 		assertNoKeysOf(name);
 	}
@@ -289,7 +289,7 @@ class FairLockTests {
 		RedisLock holder = this.clients.newClient().getFairLock(name);
 		RedisLock waiter = this.clients.newClient().getFairLock(name);
 		// taken on a thread that ends without unlocking, as a process that died would
-		assertThat(LockTestClients.onOtherThread(() -> holder.tryLock(Duration.ZERO, Duration.ofMillis(500)))).isTrue();
+		assertThat(TestThreads.onOtherThread(() -> holder.tryLock(Duration.ZERO, Duration.ofMillis(500)))).isTrue();
 		long start = System.nanoTime();
 		assertThat(waiter.tryLock(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));

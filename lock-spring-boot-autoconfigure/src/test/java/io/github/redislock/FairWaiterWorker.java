@@ -27,7 +27,7 @@ public final class FairWaiterWorker {
 		// on a busy machine can take longer than the 2 s default to connect (its
 		// pub/sub connection too), and this test is about dead waiters
 		redis.hasKey(args[2]);
-		RedisLockClient client = RedisLockClient.builder(redis).commandTimeout(Duration.ofSeconds(10)).build();
+		RedisLockClient client = RedisLockClient.builder(redis).commandTimeout(TestTimeouts.COMMAND_TIMEOUT).build();
 		RedisFairLock lock = client.getFairLock(args[2]);
 		int waiters = Integer.parseInt(args[3]);
 		if (args.length > 4 && args[4].equals("handles")) {

@@ -93,13 +93,23 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	// is about a client's first connection (CommandTimeoutTests builds its own): so,
 	// when the test's Redis runs, a client is handed out once a call has got through.
 	private RedisLockClient connected(RedisLockClient client) {
-		if (this.serverRunning.getAsBoolean()) {
-			RedisLock probe = client.getLock("test-connected-probe");
-			Awaitility.await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-				probe.isLocked();
-				return true;
-			});
-		}
+		return this.serverRunning.getAsBoolean() ? awaitConnected(client) : client;
+	}
+
+	/**
+	 * Waits until a lock call of the client has got through: its connection is open and
+	 * its lock script loaded, so that a test's first timed call does not pay for either.
+	 * @return the client
+	 */
+	static RedisLockClient awaitConnected(RedisLockClient client) {
+		RedisLock probe = client.getLock("test-connected-probe-" + UUID.randomUUID());
+		Awaitility.await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+			boolean locked = probe.tryLock();
+			if (locked) {
+				probe.unlock();
+			}
+			return locked;
+		});
 		return client;
 	}
 
@@ -167,17 +177,6 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 			assertThat(inspector(client).watchdogCount()).as("renewed").isZero();
 			assertThat(inspector(client).subscribedCount()).as("subscribed").isZero();
 		});
-	}
-
-	/** Runs the action on a thread of its own (another owner), and waits for it. */
-	static <T> T onOtherThread(java.util.concurrent.Callable<T> action) throws Exception {
-		java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
-		try {
-			return thread.submit(action).get(30, TimeUnit.SECONDS);
-		}
-		finally {
-			thread.shutdown();
-		}
 	}
 
 	static String uniqueName() {

@@ -317,14 +317,14 @@ class ReadWriteLockTests {
 		lock.writeLock().unlock();
 		lock.readLock().lock();
 		long read = lock.readLock().fencingToken();
-		long otherRead = LockTestClients.onOtherThread(() -> {
+		long otherRead = TestThreads.onOtherThread(() -> {
 			other.readLock().lock();
 			long token = other.readLock().fencingToken();
 			other.readLock().unlock();
 			return token;
 		});
 		lock.readLock().unlock();
-		long secondWrite = LockTestClients.onOtherThread(() -> {
+		long secondWrite = TestThreads.onOtherThread(() -> {
 			other.writeLock().lock();
 			long token = other.writeLock().fencingToken();
 			other.writeLock().unlock();
@@ -344,7 +344,7 @@ class ReadWriteLockTests {
 		RedisLockClient writerClient = this.clients.newClient();
 		RedisReadWriteLock writer = writerClient.getReadWriteLock(name);
 		// taken on a thread that ends without unlocking, as a process that died would
-		assertThat(LockTestClients.onOtherThread(() -> dead.readLock().tryLock(Duration.ZERO, Duration.ofMillis(500))))
+		assertThat(TestThreads.onOtherThread(() -> dead.readLock().tryLock(Duration.ZERO, Duration.ofMillis(500))))
 			.isTrue();
 		live.readLock().lock();
 		CompletableFuture<Long> writerWaited = CompletableFuture.supplyAsync(() -> {
@@ -462,8 +462,7 @@ class ReadWriteLockTests {
 		reader.readLock().lock();
 		// timed out: without taking its mark back, it would keep new readers out for
 		// WAITING_MARK (3 s) more
-		assertThat(LockTestClients.onOtherThread(() -> writer.writeLock().tryLock(200, TimeUnit.MILLISECONDS)))
-			.isFalse();
+		assertThat(TestThreads.onOtherThread(() -> writer.writeLock().tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
 		await().atMost(Duration.ofSeconds(1)).until(() -> triesOnOtherThread(newcomer.readLock()));
 		// cancelled while waiting: the same
 		CompletableFuture<LockHandle> waiting = writer.acquireWriteAsync(Duration.ofSeconds(30), null);
@@ -507,7 +506,7 @@ class ReadWriteLockTests {
 
 	// whether another thread (another owner) gets the lock at once; released again
 	private static boolean triesOnOtherThread(RedisLock lock) throws Exception {
-		return LockTestClients.onOtherThread(() -> {
+		return TestThreads.onOtherThread(() -> {
 			boolean acquired = lock.tryLock();
 			if (acquired) {
 				lock.unlock();

@@ -1,6 +1,9 @@
 package io.github.redislock;
 
+import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -29,6 +32,16 @@ public final class TestThreads {
 	/** An executor that starts a new daemon thread for every task. */
 	public static Executor perTask() {
 		return PER_TASK;
+	}
+
+	/**
+	 * Runs the action on a thread of its own (another lock owner than the caller), and
+	 * waits up to 30 s for its result.
+	 */
+	public static <T> T onOtherThread(Callable<T> action) throws Exception {
+		FutureTask<T> task = new FutureTask<>(action);
+		PER_TASK.execute(task);
+		return task.get(30, TimeUnit.SECONDS);
 	}
 
 }

@@ -425,16 +425,9 @@ class UnknownOutcomeTests {
 		this.resources.push(factory::destroy);
 		RedisLockClient client = RedisLockClient.builder(factory).commandTimeout(COMMAND_TIMEOUT).build();
 		this.resources.push(client);
-		RedisLock warmUp = client.getLock(LockTestClients.uniqueName());
 		// the first call connects and loads the script: on a busy machine that can take
 		// longer than the 1 s under test
-		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-			boolean locked = warmUp.tryLock();
-			if (locked) {
-				warmUp.unlock();
-			}
-			return locked;
-		});
+		LockTestClients.awaitConnected(client);
 		return client;
 	}
 

@@ -1,5 +1,6 @@
 package io.github.redislock.autoconfigure;
 
+import io.github.redislock.TestTimeouts;
 import io.github.redislock.autoconfigure.actuate.LocksEndpointAutoConfiguration;
 import io.github.redislock.autoconfigure.metrics.RedisLockMetricsAutoConfiguration;
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -29,10 +30,16 @@ public final class RedisLockTestContexts {
 				RedisLockMetricsAutoConfiguration.class, LocksEndpointAutoConfiguration.class);
 	}
 
-	/** Connection properties for the test's own Redis, with a short command timeout. */
+	/**
+	 * Connection properties for the test's own Redis, with {@link TestTimeouts}' command
+	 * timeout: these contexts test annotations, events, metrics and the endpoint, not
+	 * that bound, and a cold context's first pub/sub connection took over the 2 s default
+	 * on a machine with every core busy.
+	 */
 	public static String[] redisProperties(RedisServerExtension redis) {
+		String[] timeouts = TestTimeouts.commandTimeoutProperties();
 		return new String[] { "spring.data.redis.host=" + redis.server().host(),
-				"spring.data.redis.port=" + redis.server().port(), "spring.data.redis.timeout=2s" };
+				"spring.data.redis.port=" + redis.server().port(), timeouts[0], timeouts[1] };
 	}
 
 }

@@ -16,6 +16,7 @@ import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.TestThreads;
+import io.github.redislock.TestTimeouts;
 import io.github.redislock.testsupport.RedisServer;
 import io.github.redislock.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterAll;
@@ -75,14 +76,14 @@ class TlsRedisTests {
 			.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, BootClasses.redisAutoConfiguration(),
 					RedisLockAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=localhost", "spring.data.redis.port=" + tlsPort,
-					"spring.data.redis.timeout=10s", "spring.data.redis.ssl.enabled=true",
-					"spring.data.redis.ssl.bundle=redis",
+					"spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=redis",
 					"spring.ssl.bundle.pem.redis.truststore.certificate=file:" + certificate,
 					// generous timings: a cold JVM's first TLS handshake on a busy
 					// machine
 					// took over 2 s, and a 300 ms watchdog can miss renewals there; this
 					// test is about TLS, not about either bound
-					"redis-lock.command-timeout=10s", "redis-lock.watchdog-timeout=1s")
+					"redis-lock.watchdog-timeout=1s")
+			.withPropertyValues(TestTimeouts.commandTimeoutProperties())
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				RedisLockClient client = context.getBean(RedisLockClient.class);

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.TestThreads;
+import io.github.redislock.TestTimeouts;
 import io.github.redislock.internal.LockInspector;
 import io.github.redislock.testsupport.RedisCluster;
 import io.github.redislock.testsupport.RedisSentinelGroup;
@@ -36,8 +37,8 @@ class TopologyAutoConfigurationTests {
 		// generous timings: a cold JVM on a busy machine took over 2 s to discover a
 		// cluster, and a 300 ms watchdog can miss renewals there; these tests are about
 		// the topologies, not about either bound
-		.withPropertyValues("spring.data.redis.timeout=10s", "redis-lock.command-timeout=10s",
-				"redis-lock.watchdog-timeout=1500ms");
+		.withPropertyValues(TestTimeouts.commandTimeoutProperties())
+		.withPropertyValues("redis-lock.watchdog-timeout=1500ms");
 
 	@Test
 	void onAClusterConfiguredByItsNodes() {

@@ -1,6 +1,7 @@
 package io.github.redislock.autoconfigure.metrics;
 
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.TestTimeouts;
 import io.github.redislock.annotation.DistributedLock;
 
 import org.springframework.boot.WebApplicationType;
@@ -39,7 +40,7 @@ public class WithoutMicrometerApplication {
 			// default to connect, and this application is about the class path, not that
 			// bound
 			.run("--spring.data.redis.host=" + args[0], "--spring.data.redis.port=" + args[1],
-					"--redis-lock.command-timeout=10s")) {
+					"--redis-lock.command-timeout=" + TestTimeouts.COMMAND_TIMEOUT.toSeconds() + "s")) {
 			Inventory inventory = context.getBean(Inventory.class);
 			RedisLockClient client = context.getBean(RedisLockClient.class);
 			System.out

@@ -425,9 +425,17 @@ class UnknownOutcomeTests {
 		this.resources.push(factory::destroy);
 		RedisLockClient client = RedisLockClient.builder(factory).commandTimeout(COMMAND_TIMEOUT).build();
 		this.resources.push(client);
-		// the first call connects and loads the script: on a busy machine that can take
-		// longer than the 1 s under test
+		// the first calls connect and load the lock script: on a busy machine that can
+		// take longer than the 1 s under test
 		LockTestClients.awaitConnected(client);
+		RedisLock warmUp = client.getLock(LockTestClients.uniqueName());
+		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+			boolean locked = warmUp.tryLock();
+			if (locked) {
+				warmUp.unlock();
+			}
+			return locked;
+		});
 		return client;
 	}
 

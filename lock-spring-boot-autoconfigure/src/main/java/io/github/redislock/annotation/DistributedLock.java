@@ -40,6 +40,16 @@ import java.lang.annotation.Target;
  * caller is asynchronous; an asynchronous call under a synchronous caller's lock fails at
  * once with {@link IllegalStateException}, since it would wait for its own caller.
  * <p>
+ * On a {@code @Scheduled} method (also through a composed annotation that carries both),
+ * the lock runs each tick on one instance, with nothing to tune: it does not wait (a
+ * {@link #waitTime()} fails start-up), an instance that finds it taken skips the tick
+ * (another instance runs it; {@code ifLocked} is read as {@code SKIP} unless a
+ * {@link #fallback()} is named), and the lock stays taken, for nobody, half-way to the
+ * instance's next run, unless {@link #holdAtLeast()} says otherwise. A cron job thus runs
+ * once per tick while the instances' clocks are less than half its interval apart; a
+ * {@code fixedRate} job once per period; a {@code fixedDelay} job's runs are at least its
+ * run time plus half its delay apart.
+ * <p>
  * Every expression is checked when the bean is created; a mistake (bad syntax, an unknown
  * parameter, SKIP on a method returning a primitive, a method returning a plain
  * {@code Future} or a reactive type) fails application start-up naming the method. At
@@ -85,7 +95,8 @@ public @interface DistributedLock {
 	/**
 	 * How long to wait for the lock, as Spring Boot writes durations ({@code 500ms},
 	 * {@code 3s}, {@code PT3S}) or a {@code ${...}} placeholder. Empty:
-	 * {@code redis-lock.wait-time}. {@code 0}: do not wait.
+	 * {@code redis-lock.wait-time}, and {@code 0} on a {@code @Scheduled} method, which
+	 * refuses any other. {@code 0}: do not wait.
 	 */
 	String waitTime() default "";
 
@@ -99,10 +110,10 @@ public @interface DistributedLock {
 	/**
 	 * How long the lock stays taken at least, counted from its acquisition, in the same
 	 * format as {@link #waitTime()}: a call that ends sooner leaves the lock taken, for
-	 * nobody, until then. For a {@code @Scheduled} job that every instance fires on its
-	 * own clock, so that a short run is not repeated by an instance whose clock is
-	 * behind; see the README's "Scheduled jobs". Only a lock the call still holds is
-	 * kept. Empty or {@code 0}: released when the call ends.
+	 * nobody, until then, so that a short run is not repeated by an instance whose clock
+	 * is behind. Only a lock the call still holds is kept. Empty: released when the call
+	 * ends, except on a {@code @Scheduled} method, whose lock is kept half-way to its
+	 * next run (see above). {@code 0}: released when the call ends.
 	 * @since 0.1.0
 	 */
 	String holdAtLeast() default "";
@@ -110,7 +121,9 @@ public @interface DistributedLock {
 	/**
 	 * What the call does when the lock is not acquired within the wait time. Leave it at
 	 * {@code THROW} when a {@link #fallback()} is named: the fallback answers then, and
-	 * {@code SKIP} with a fallback fails start-up.
+	 * {@code SKIP} with a fallback fails start-up. On a {@code @Scheduled} method without
+	 * a fallback, {@code SKIP} whatever this says: a tick another instance runs is not a
+	 * failure, and the scheduler would only log it, on every other instance, every tick.
 	 */
 	IfLocked ifLocked() default IfLocked.THROW;
 

@@ -160,33 +160,50 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		for (String key : annotation.key()) {
 			keys.add(this.keyParser.parse(key, method, where));
 		}
-		Duration waitTime = duration(annotation.waitTime(), "waitTime", where, this.defaultWaitTime);
+		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
+		ScheduledJob scheduledJob = ScheduledJob.of(method, (value) -> resolve(value, "@Scheduled", where), where);
+		Duration waitTime = duration(annotation.waitTime(), "waitTime", where,
+				(scheduledJob != null) ? Duration.ZERO : this.defaultWaitTime);
+		if (scheduledJob != null && !waitTime.isZero()) {
+			throw new InvalidLockAnnotationException(where + ": waitTime " + annotation.waitTime()
+					+ " on a @Scheduled method: every instance fires the job, and each would wait for the run of "
+					+ "another instance and then run the same tick again",
+					"Remove waitTime: a @Scheduled method's lock does not wait, and an instance that finds it taken "
+							+ "leaves the tick to the instance that runs it");
+		}
 		Duration leaseTime = duration(annotation.leaseTime(), "leaseTime", where, this.defaultLeaseTime);
 		if (leaseTime != null && leaseTime.toMillis() < 1) {
 			throw new InvalidLockAnnotationException(where + ": leaseTime must be at least 1ms, was " + leaseTime,
 					"Give a longer lease, or none to have the watchdog renew it");
 		}
 		Duration holdAtLeast = duration(annotation.holdAtLeast(), "holdAtLeast", where, Duration.ZERO);
+		// an explicit minimum hold replaces the one a scheduled job computes for itself
+		MinimumHold minimumHold = (scheduledJob != null && !StringUtils.hasText(annotation.holdAtLeast()))
+				? scheduledJob::holdAtLeast : MinimumHold.fixed(holdAtLeast);
+		// a tick another instance runs is not a failure of this one: the scheduler
+		// would only log it, on every instance but one, at every tick
+		IfLocked ifLocked = (scheduledJob != null && fallback == null) ? IfLocked.SKIP : annotation.ifLocked();
 		if (leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
 			throw new InvalidLockAnnotationException(
 					where + ": holdAtLeast " + annotation.holdAtLeast() + " is longer than leaseTime " + leaseTime
 							+ ", so the lock could expire before it",
 					"Give a leaseTime at least as long as holdAtLeast, or none to have the watchdog renew it");
 		}
-		String fallback = StringUtils.hasText(annotation.fallback()) ? annotation.fallback() : null;
-		checkReturnType(method, annotation.ifLocked(), fallback, where);
-		checkMode(annotation.mode(), holdAtLeast, where);
-		return new LockOperation(method, name, keys, waitTime, leaseTime, annotation.ifLocked(), fallback,
-				annotation.ifLeaseLost(), holdAtLeast, annotation.mode());
+		checkReturnType(method, ifLocked, fallback, where);
+		checkMode(annotation.mode(), !holdAtLeast.isZero() || scheduledJob != null, where);
+		return new LockOperation(method, name, keys, waitTime, leaseTime, ifLocked, fallback, annotation.ifLeaseLost(),
+				holdAtLeast, minimumHold, annotation.mode());
 	}
 
 	// what read/write locks cannot do yet is refused here rather than at the first call
-	private static void checkMode(LockMode mode, Duration holdAtLeast, String where) {
+	private static void checkMode(LockMode mode, boolean keptAfterRun, String where) {
 		if (mode != LockMode.READ && mode != LockMode.WRITE) {
 			return;
 		}
-		if (!holdAtLeast.isZero()) {
-			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,
+		if (keptAfterRun) {
+			throw new InvalidLockAnnotationException(
+					where + ": holdAtLeast, which a @Scheduled method has by default, "
+							+ "is not supported yet with mode = " + mode,
 					"Remove holdAtLeast, or use mode = EXCLUSIVE or FAIR");
 		}
 	}

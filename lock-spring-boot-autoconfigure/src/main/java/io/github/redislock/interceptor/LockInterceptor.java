@@ -94,20 +94,21 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		if (operation == null) {
 			return invocation.proceed();
 		}
+		long started = System.nanoTime();
 		List<String> names = this.evaluator.lockNames(operation, target, targetClass, invocation.getArguments());
 		if (operation.isReactive()) {
 			return this.reactiveInvoker.obtain()
 				.invoke(operation, names, invocation, (exception) -> notAcquired(operation, invocation, exception));
 		}
-		return operation.isAsynchronous() ? invokeUntilCompletion(operation, names, invocation)
-				: invokeUntilReturn(operation, names, invocation);
+		return operation.isAsynchronous() ? invokeUntilCompletion(operation, names, invocation, started)
+				: invokeUntilReturn(operation, names, invocation, started);
 	}
 
 	// holds the locks until the method returns or throws; a name an enclosing
 	// asynchronous call of this thread holds is not taken again: that call keeps it
 	// for longer than this one runs
-	@Nullable private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation)
-			throws Throwable {
+	@Nullable private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation,
+			long started) throws Throwable {
 		LockMode mode = operation.getMode();
 		List<String> toTake = names;
 		for (String name : names) {
@@ -131,21 +132,21 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			locks.release(ex, operation.getHoldAtLeast());
+			locks.release(ex, operation.holdAtLeast(started));
 			throw ex;
 		}
 		finally {
 			scope.exit();
 		}
-		locks.releaseAfterReturn(operation.getIfLeaseLost(), operation.getHoldAtLeast());
+		locks.releaseAfterReturn(operation.getIfLeaseLost(), operation.holdAtLeast(started));
 		return result;
 	}
 
 	// holds the locks, one handle each, until the returned stage completes; a name an
 	// enclosing asynchronous call of this thread holds is shared with it (it then keeps
 	// the lock until this call's stage completed too)
-	@Nullable private Object invokeUntilCompletion(LockOperation operation, List<String> names, MethodInvocation invocation)
-			throws Throwable {
+	@Nullable private Object invokeUntilCompletion(LockOperation operation, List<String> names, MethodInvocation invocation,
+			long started) throws Throwable {
 		LockMode mode = operation.getMode();
 		List<String> toTake = new ArrayList<>(names.size());
 		Set<LockScope> sharing = new LinkedHashSet<>();
@@ -183,18 +184,18 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			stage = (CompletionStage<?>) invocation.proceed();
 		}
 		catch (Throwable ex) {
-			releaseWithoutResult(locks, scope, ex, operation.getHoldAtLeast());
+			releaseWithoutResult(locks, scope, ex, operation.holdAtLeast(started));
 			throw ex;
 		}
 		finally {
 			scope.exit();
 		}
 		if (stage == null) {
-			releaseWithoutResult(locks, scope, null, operation.getHoldAtLeast());
+			releaseWithoutResult(locks, scope, null, operation.holdAtLeast(started));
 			return null;
 		}
 		CompletableFuture<Object> result = locks.releaseOnCompletion(stage, scope.joinedCompletion(),
-				operation.getIfLeaseLost(), operation.getHoldAtLeast());
+				operation.getIfLeaseLost(), operation.holdAtLeast(started));
 		for (LockScope owner : sharing) {
 			owner.join(result);
 		}

@@ -42,6 +42,8 @@ public final class LockOperation {
 
 	private final Duration holdAtLeast;
 
+	private final MinimumHold minimumHold;
+
 	private final LockMode mode;
 
 	private final String[][] variableNames;
@@ -58,7 +60,7 @@ public final class LockOperation {
 
 	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
 			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost, Duration holdAtLeast,
-			LockMode mode) {
+			MinimumHold minimumHold, LockMode mode) {
 		this.method = method;
 		this.mode = mode;
 		this.name = name;
@@ -69,6 +71,7 @@ public final class LockOperation {
 		this.fallback = fallback;
 		this.ifLeaseLost = ifLeaseLost;
 		this.holdAtLeast = holdAtLeast;
+		this.minimumHold = minimumHold;
 		this.variableNames = variableNames(method);
 		this.asynchronous = CompletionStage.class.isAssignableFrom(method.getReturnType());
 		// Spring's proxy invokes a suspending function as a Mono, and awaits the Mono
@@ -122,11 +125,21 @@ public final class LockOperation {
 	}
 
 	/**
-	 * How long the lock stays taken at least, from its acquisition; zero for none.
+	 * How long the lock stays taken at least, from its acquisition, as the annotation's
+	 * {@code holdAtLeast} gives it; zero for none (a {@code @Scheduled} method without it
+	 * computes its own at each run).
 	 * @since 0.1.0
 	 */
 	public Duration getHoldAtLeast() {
 		return this.holdAtLeast;
+	}
+
+	/**
+	 * The minimum hold of a call that started at {@code startedNanos}
+	 * ({@link System#nanoTime()}), asked when it ends.
+	 */
+	Duration holdAtLeast(long startedNanos) {
+		return this.minimumHold.holdAtLeast(startedNanos);
 	}
 
 	/**

@@ -40,7 +40,11 @@ final class ReactiveLockInvoker {
 	 */
 	Object invoke(LockOperation operation, List<String> names, MethodInvocation invocation,
 			NotAcquiredHandler notAcquired) {
-		ReactiveLocks.ReleasePolicy policy = new ReactiveLocks.ReleasePolicy(operation.getHoldAtLeast(),
+		// a scheduled job's minimum hold is computed here, when the scheduler calls the
+		// method, and counted from the acquisition (a fixedDelay job's then keeps half
+		// the
+		// delay, not the run's length plus that)
+		ReactiveLocks.ReleasePolicy policy = new ReactiveLocks.ReleasePolicy(operation.holdAtLeast(System.nanoTime()),
 				operation.getIfLeaseLost() == IfLeaseLost.THROW, false);
 		Function<LockNotAcquiredException, Publisher<Object>> ifNotAcquired = (exception) -> {
 			try {

@@ -245,8 +245,10 @@ class RedisClusterSlotMigrationTests {
 		assertThat(movedKeys).isGreaterThanOrEqualTo(3);
 		assertThat(migration.keysLeftOnSource()).isZero();
 		long leasedPttl = Long.parseLong(destination.command("PTTL", "lock:{" + leased + "}"));
+		// (the lease began in Redis before leasedAt was read: by a round trip, and on a
+		// busy machine by whatever kept the test's thread from running after it)
 		assertThat(leasedPttl).isPositive()
-			.isLessThanOrEqualTo(20_000 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - leasedAt) + 50);
+			.isLessThanOrEqualTo(20_000 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - leasedAt) + 500);
 		await().pollInSameThread()
 			.during(WATCHDOG_TIMEOUT.multipliedBy(3))
 			.atMost(WATCHDOG_TIMEOUT.multipliedBy(6))

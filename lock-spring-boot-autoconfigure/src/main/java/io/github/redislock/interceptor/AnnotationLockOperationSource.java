@@ -190,21 +190,25 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 					"Give a leaseTime at least as long as holdAtLeast, or none to have the watchdog renew it");
 		}
 		checkReturnType(method, ifLocked, fallback, where);
-		checkMode(annotation.mode(), !holdAtLeast.isZero() || scheduledJob != null, where);
+		checkMode(annotation.mode(), holdAtLeast, scheduledJob != null, where);
 		return new LockOperation(method, name, keys, waitTime, leaseTime, ifLocked, fallback, annotation.ifLeaseLost(),
 				holdAtLeast, minimumHold, annotation.mode());
 	}
 
 	// what read/write locks cannot do yet is refused here rather than at the first call
-	private static void checkMode(LockMode mode, boolean keptAfterRun, String where) {
+	private static void checkMode(LockMode mode, Duration holdAtLeast, boolean scheduled, String where) {
 		if (mode != LockMode.READ && mode != LockMode.WRITE) {
 			return;
 		}
-		if (keptAfterRun) {
-			throw new InvalidLockAnnotationException(
-					where + ": holdAtLeast, which a @Scheduled method has by default, "
-							+ "is not supported yet with mode = " + mode,
+		if (!holdAtLeast.isZero()) {
+			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,
 					"Remove holdAtLeast, or use mode = EXCLUSIVE or FAIR");
+		}
+		if (scheduled) {
+			throw new InvalidLockAnnotationException(
+					where + ": a @Scheduled method's lock is kept after each run "
+							+ "(see @DistributedLock), which mode = " + mode + " does not support yet",
+					"Use mode = EXCLUSIVE or FAIR for a scheduled job");
 		}
 	}
 

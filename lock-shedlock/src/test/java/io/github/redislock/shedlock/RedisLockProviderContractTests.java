@@ -1,13 +1,13 @@
 package io.github.redislock.shedlock;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.ScheduledExecutorService;
 
 import io.github.redislock.RedisLockClient;
-import io.github.redislock.TestThreads;
 import io.github.redislock.testsupport.RedisServerExtension;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
@@ -28,11 +28,12 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * ShedLock's own contract for lock providers ({@code shedlock-test-support}), run against
- * {@link HandleLockProvider} on a real Redis, plus the two things a thread-owned lock
- * cannot do for ShedLock: unlock from another thread, and be kept alive by ShedLock's
- * {@code KeepAliveLockProvider} from its scheduler thread.
+ * {@link RedisLockProvider} on a real Redis, unchanged (its fuzz test included), plus
+ * what ShedLock needs of a lock that a thread-owned one could not do: unlock from another
+ * thread, and be kept alive by ShedLock's {@code KeepAliveLockProvider} from its
+ * scheduler thread.
  */
-class HandleLockProviderContractTests extends AbstractExtensibleLockProviderIntegrationTest {
+class RedisLockProviderContractTests extends AbstractExtensibleLockProviderIntegrationTest {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -43,14 +44,14 @@ class HandleLockProviderContractTests extends AbstractExtensibleLockProviderInte
 
 	private RedisLockClient observer;
 
-	private HandleLockProvider provider;
+	private RedisLockProvider provider;
 
 	@BeforeEach
 	void connect() {
 		this.connection = redis.newConnectionFactory();
 		this.client = RedisLockClient.builder(this.connection).build();
 		this.observer = RedisLockClient.builder(this.connection).build();
-		this.provider = new HandleLockProvider(this.client);
+		this.provider = new RedisLockProvider(this.client);
 	}
 
 	@AfterEach
@@ -67,22 +68,24 @@ class HandleLockProviderContractTests extends AbstractExtensibleLockProviderInte
 
 	@Override
 	protected void assertUnlocked(String lockName) {
-		assertThat(this.observer.getLock(HandleLockProvider.lockName(lockName)).isLocked())
+		assertThat(this.observer.getLock(RedisLockProvider.NAME_PREFIX + lockName).isLocked())
 			.as("lock '%s' is free", lockName)
 			.isFalse();
 	}
 
 	@Override
 	protected void assertLocked(String lockName) {
-		assertThat(this.observer.getLock(HandleLockProvider.lockName(lockName)).isLocked())
+		assertThat(this.observer.getLock(RedisLockProvider.NAME_PREFIX + lockName).isLocked())
 			.as("lock '%s' is held", lockName)
 			.isTrue();
 	}
 
 	@Test
-	void aLockTakenOnOneThreadIsUnlockedOnAnother() {
+	void aLockTakenOnOneThreadIsUnlockedOnAnother() throws InterruptedException {
 		SimpleLock lock = getLockProvider().lock(lockConfig(LOCK_NAME1)).orElseThrow();
-		CompletableFuture.runAsync(lock::unlock, TestThreads.perTask()).join();
+		Thread unlocking = new Thread(lock::unlock);
+		unlocking.start();
+		unlocking.join();
 		assertUnlocked(LOCK_NAME1);
 		Optional<SimpleLock> again = getLockProvider().lock(lockConfig(LOCK_NAME1));
 		assertThat(again).isPresent();
@@ -108,6 +111,55 @@ class HandleLockProviderContractTests extends AbstractExtensibleLockProviderInte
 		finally {
 			scheduler.shutdownNow();
 		}
+	}
+
+	// on a thread of its own: the contract's tests leave locks of the main thread taken
+	@Test
+	void aJobReadsTheFencingTokenOfItsLockAndTokensIncrease() throws Exception {
+		FutureTask<Void> job = new FutureTask<>(this::readTokens, null);
+		new Thread(job).start();
+		job.get();
+	}
+
+	private void readTokens() {
+		assertThat(RedisLockProvider.fencingToken()).isEmpty();
+		SimpleLock first = getLockProvider().lock(lockConfig(LOCK_NAME1)).orElseThrow();
+		long token = RedisLockProvider.fencingToken().orElseThrow();
+		first.unlock();
+		assertThat(RedisLockProvider.fencingToken()).isEmpty();
+		SimpleLock second = getLockProvider().lock(lockConfig(LOCK_NAME1)).orElseThrow();
+		assertThat(RedisLockProvider.fencingToken().orElseThrow()).isGreaterThan(token);
+		second.unlock();
+	}
+
+	// ShedLock's clock is the application's; one instance's runs ahead by a minute here.
+	// lockAtLeastFor is counted in Redis' time from the acquisition all the same: the
+	// other instance gets the lock once that much has passed, not a minute sooner or
+	// later.
+	@Test
+	void lockAtLeastForHoldsInRedisTimeWhateverTheApplicationsClockSays() {
+		Duration lockAtLeastFor = Duration.ofSeconds(1);
+		RedisLockProvider otherInstance = new RedisLockProvider(this.observer);
+		long acquired;
+		ClockProvider.setClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)));
+		try {
+			SimpleLock lock = getLockProvider()
+				.lock(new LockConfiguration(ClockProvider.now(), LOCK_NAME1, Duration.ofSeconds(10), lockAtLeastFor))
+				.orElseThrow();
+			acquired = System.nanoTime();
+			lock.unlock();
+		}
+		finally {
+			ClockProvider.setClock(Clock.systemUTC());
+		}
+		LockConfiguration other = new LockConfiguration(ClockProvider.now(), LOCK_NAME1, Duration.ofSeconds(10),
+				Duration.ZERO);
+		assertThat(otherInstance.lock(other)).as("right after the short run").isEmpty();
+		SimpleLock taken = await().atMost(Duration.ofSeconds(5))
+			.until(() -> otherInstance.lock(other), Optional::isPresent)
+			.orElseThrow();
+		assertThat(Duration.ofNanos(System.nanoTime() - acquired)).isGreaterThan(lockAtLeastFor.minusMillis(100));
+		taken.unlock();
 	}
 
 }

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the ShedLock provider.
+ */
+@NullMarked
+package io.github.redislock.shedlock.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

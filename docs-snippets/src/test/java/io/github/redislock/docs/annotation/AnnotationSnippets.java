@@ -50,9 +50,10 @@ class AnnotationSnippets {
 	static class Stock {
 
 		// tag::skip[]
+		// Optional.empty() at once, without running, when the lock is taken
 		@DistributedLock(key = "#sku", waitTime = "0", ifLocked = IfLocked.SKIP)
 		public Optional<Reservation> tryReserve(String sku) {
-			return Optional.of(new Reservation(sku, false)); // Optional.empty() when busy
+			return Optional.of(new Reservation(sku, false));
 		}
 		// end::skip[]
 

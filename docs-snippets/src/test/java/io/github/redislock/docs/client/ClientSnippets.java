@@ -38,6 +38,17 @@ class ClientSnippets {
 		return locks;
 	}
 
+	static RedisLockClient observed(StringRedisTemplate redisTemplate, ObservationRegistry observationRegistry,
+			MeterRegistry meterRegistry) {
+		// tag::registries[]
+		RedisLockClient locks = RedisLockClient.builder(redisTemplate)
+			.observationRegistry(observationRegistry) // spans (timers: see below)
+			.meterRegistry(meterRegistry) // gauges and the lease-lost counter
+			.build();
+		// end::registries[]
+		return locks;
+	}
+
 	static RedisLockClient replicated(StringRedisTemplate redisTemplate) {
 		// tag::replica-acknowledgement[]
 		RedisLockClient locks = RedisLockClient.builder(redisTemplate)

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps the user guide's code true: every Java or Kotlin block of {@code README.md} and
- * {@code docs/**.md} (but {@code docs/design/}) is a tagged region of a source file that
- * the build compiles, written between markers:
+ * Keeps the user guide's code true: every Java or Kotlin block of {@code README.md},
+ * {@code CONTRIBUTING.md} and {@code docs/**.md} (but {@code docs/design/}) is a tagged
+ * region of a source file that the build compiles, written between markers:
  *
  * <pre>
  * &lt;!-- snippet: docs-snippets/src/test/java/io/github/redislock/docs/client/ClientSnippets.java#lock --&gt;
@@ -214,6 +214,7 @@ class DocsSnippetsTests {
 	private List<Path> markdownFiles() throws IOException {
 		List<Path> files = new ArrayList<>();
 		files.add(this.root.resolve("README.md"));
+		files.add(this.root.resolve("CONTRIBUTING.md"));
 		Path docs = this.root.resolve("docs");
 		Path design = docs.resolve("design");
 		try (Stream<Path> walk = Files.walk(docs)) {

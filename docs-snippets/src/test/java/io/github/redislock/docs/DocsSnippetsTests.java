@@ -1,0 +1,354 @@
+package io.github.redislock.docs;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Keeps the user guide's code true: every Java or Kotlin block of {@code README.md},
+ * {@code CONTRIBUTING.md} and {@code docs/**.md} (but {@code docs/design/}) is a tagged
+ * region of a source file that the build compiles, written between markers:
+ *
+ * <pre>
+ * &lt;!-- snippet: docs-snippets/src/test/java/io/github/redislock/docs/client/ClientSnippets.java#lock --&gt;
+ * ```java
+ * (the lines between "// tag::lock[]" and "// end::lock[]", tabs as four spaces, common indent removed)
+ * ```
+ * &lt;!-- /snippet --&gt;
+ * </pre>
+ *
+ * A block that differs from its region fails the build naming the Markdown file, the
+ * line, the snippet and the first differing line. A block that shows another library's
+ * code follows a line {@code <!-- not compiled: why -->} instead. With
+ * {@code -Dsnippets.update=true} the Markdown is rewritten from the sources rather than
+ * checked. Every {@code redis-lock.*} property the guide names must exist in the
+ * starter's configuration metadata.
+ */
+class DocsSnippetsTests {
+
+	private static final Pattern SNIPPET = Pattern.compile(
+			"^<!-- snippet: (\\S+?)#([\\w-]+) -->\\n```(\\w*)\\n(.*?)```\\n<!-- /snippet -->",
+			Pattern.DOTALL | Pattern.MULTILINE);
+
+	private static final Pattern CODE_FENCE = Pattern.compile("^```(java|kotlin)\\s*$");
+
+	private static final Pattern TAG_LINE = Pattern.compile("^\\s*// (tag|end)::[\\w-]+\\[]\\s*$");
+
+	private static final Pattern PROPERTY = Pattern
+		.compile("(?<![\\w./-])(redis-lock\\.[a-z0-9.-]*[a-z0-9]|management\\.endpoint\\.locks\\.[a-z0-9.-]*[a-z0-9])");
+
+	private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+
+	private static final Pattern METADATA_NAME = Pattern.compile("\"name\"\\s*:\\s*\"([^\"]+)\"");
+
+	private final Path root = Path.of(System.getProperty("redislock.repositoryRoot", ".."))
+		.toAbsolutePath()
+		.normalize();
+
+	private final boolean update = Boolean.getBoolean("snippets.update");
+
+	@Test
+	void everySnippetMatchesItsSourceRegion() throws IOException {
+		List<String> problems = new ArrayList<>();
+		int snippets = 0;
+		for (Path markdown : markdownFiles()) {
+			String text = Files.readString(markdown);
+			Matcher matcher = SNIPPET.matcher(text);
+			StringBuilder rewritten = new StringBuilder();
+			while (matcher.find()) {
+				snippets++;
+				String where = root.relativize(markdown) + ":" + lineOf(text, matcher.start());
+				String source = matcher.group(1);
+				String tag = matcher.group(2);
+				String expected;
+				try {
+					expected = region(source, tag);
+				}
+				catch (IllegalArgumentException ex) {
+					problems.add(where + ": snippet " + source + "#" + tag + ": " + ex.getMessage());
+					matcher.appendReplacement(rewritten, Matcher.quoteReplacement(matcher.group()));
+					continue;
+				}
+				String language = source.endsWith(".kt") ? "kotlin" : "java";
+				String actual = matcher.group(4);
+				if (!expected.equals(actual) || !language.equals(matcher.group(3))) {
+					problems.add(where + ": snippet " + source + "#" + tag + " differs from its source: "
+							+ firstDifference(expected, actual, language, matcher.group(3)));
+				}
+				String block = "<!-- snippet: " + source + "#" + tag + " -->\n```" + language + "\n" + expected
+						+ "```\n<!-- /snippet -->";
+				matcher.appendReplacement(rewritten, Matcher.quoteReplacement(block));
+			}
+			matcher.appendTail(rewritten);
+			if (this.update && !rewritten.toString().equals(text)) {
+				Files.writeString(markdown, rewritten.toString());
+			}
+		}
+		assertThat(snippets).as("snippets found under " + this.root).isPositive();
+		if (!this.update) {
+			assertThat(problems)
+				.as("Markdown code that differs from its source (run the docs-snippets tests with "
+						+ "-Dsnippets.update=true to rewrite the Markdown from the sources)")
+				.isEmpty();
+		}
+	}
+
+	@Test
+	void everyJavaOrKotlinBlockIsASnippet() throws IOException {
+		List<String> problems = new ArrayList<>();
+		for (Path markdown : markdownFiles()) {
+			List<String> lines = Files.readAllLines(markdown);
+			boolean inSnippet = false;
+			boolean inFence = false;
+			String previous = "";
+			for (int i = 0; i < lines.size(); i++) {
+				String line = lines.get(i);
+				if (line.startsWith("<!-- snippet: ")) {
+					inSnippet = true;
+				}
+				else if (line.equals("<!-- /snippet -->")) {
+					inSnippet = false;
+				}
+				else if (line.startsWith("```")) {
+					if (!inFence && !inSnippet && CODE_FENCE.matcher(line).matches()
+							&& !previous.startsWith("<!-- not compiled: ")) {
+						problems.add(root.relativize(markdown) + ":" + (i + 1)
+								+ ": a Java or Kotlin block that is not a snippet (mark it <!-- snippet: path#tag -->, "
+								+ "or <!-- not compiled: why --> for another library's code)");
+					}
+					inFence = !inFence;
+				}
+				if (!line.isBlank()) {
+					previous = line.trim();
+				}
+			}
+		}
+		assertThat(problems).isEmpty();
+	}
+
+	@Test
+	void everyPropertyNamedInTheGuideExists() throws IOException {
+		Set<String> known = knownProperties();
+		Set<String> unknown = new TreeSet<>();
+		for (Path markdown : markdownFiles()) {
+			String text = Files.readString(markdown);
+			Matcher matcher = PROPERTY.matcher(text);
+			while (matcher.find()) {
+				String name = matcher.group(1);
+				if (!known.contains(name)) {
+					unknown.add(name + " (" + root.relativize(markdown) + ":" + lineOf(text, matcher.start()) + ")");
+				}
+			}
+			for (String name : yamlProperties(text)) {
+				if (!known.contains(name)) {
+					unknown.add(name + " (YAML in " + root.relativize(markdown) + ")");
+				}
+			}
+		}
+		assertThat(known).contains("redis-lock.wait-time");
+		assertThat(unknown).as("properties named in the guide that the starter does not have").isEmpty();
+	}
+
+	@Test
+	void everyRelativeLinkResolves() throws IOException {
+		List<String> problems = new ArrayList<>();
+		for (Path markdown : markdownFiles()) {
+			String text = withoutCode(Files.readString(markdown));
+			Matcher links = LINK.matcher(text);
+			while (links.find()) {
+				String link = links.group(1);
+				if (link.matches("^[a-z]+:.*")) {
+					continue;
+				}
+				int hash = link.indexOf('#');
+				String path = (hash < 0) ? link : link.substring(0, hash);
+				Path target = path.isEmpty() ? markdown : markdown.getParent().resolve(path).normalize();
+				if (!Files.exists(target)) {
+					problems.add(this.root.relativize(markdown) + ": " + link + ": no such file");
+				}
+				else if (hash >= 0 && target.toString().endsWith(".md")
+						&& !anchors(Files.readString(target)).contains(link.substring(hash + 1))) {
+					problems.add(this.root.relativize(markdown) + ": " + link + ": no such heading");
+				}
+			}
+		}
+		assertThat(problems).as("links in the guide that lead nowhere").isEmpty();
+	}
+
+	private static String withoutCode(String markdown) {
+		return markdown.replaceAll("(?s)```.*?```", "");
+	}
+
+	/** GitHub's anchors of a page's headings. */
+	private static Set<String> anchors(String markdown) {
+		Set<String> anchors = new TreeSet<>();
+		Matcher headings = Pattern.compile("(?m)^#+ (.*)$").matcher(withoutCode(markdown));
+		while (headings.find()) {
+			anchors.add(headings.group(1)
+				.strip()
+				.toLowerCase(Locale.ROOT)
+				.replaceAll("[^\\p{L}\\p{N}_\\- ]", "")
+				.replace(' ', '-'));
+		}
+		return anchors;
+	}
+
+	private List<Path> markdownFiles() throws IOException {
+		List<Path> files = new ArrayList<>();
+		files.add(this.root.resolve("README.md"));
+		files.add(this.root.resolve("CONTRIBUTING.md"));
+		Path docs = this.root.resolve("docs");
+		Path design = docs.resolve("design");
+		try (Stream<Path> walk = Files.walk(docs)) {
+			walk.filter((path) -> path.toString().endsWith(".md") && !path.startsWith(design))
+				.sorted()
+				.forEach(files::add);
+		}
+		return files;
+	}
+
+	private String region(String source, String tag) {
+		Path file = this.root.resolve(source);
+		if (!Files.isRegularFile(file)) {
+			throw new IllegalArgumentException("no file " + file);
+		}
+		List<String> lines;
+		try {
+			lines = Files.readAllLines(file);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		int start = lines.indexOf(lines.stream()
+			.filter((l) -> l.trim().equals("// tag::" + tag + "[]"))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("no line '// tag::" + tag + "[]' in " + source)));
+		List<String> body = new ArrayList<>();
+		for (int i = start + 1; i < lines.size(); i++) {
+			String line = lines.get(i);
+			if (line.trim().equals("// end::" + tag + "[]")) {
+				return unindent(body);
+			}
+			if (!TAG_LINE.matcher(line).matches()) {
+				body.add(expandTabs(line).stripTrailing());
+			}
+		}
+		throw new IllegalArgumentException("no line '// end::" + tag + "[]' in " + source);
+	}
+
+	private static String expandTabs(String line) {
+		int i = 0;
+		StringBuilder indent = new StringBuilder();
+		while (i < line.length() && (line.charAt(i) == '\t' || line.charAt(i) == ' ')) {
+			indent.append(line.charAt(i) == '\t' ? "    " : " ");
+			i++;
+		}
+		return indent + line.substring(i);
+	}
+
+	private static String unindent(List<String> lines) {
+		int indent = lines.stream()
+			.filter((line) -> !line.isBlank())
+			.mapToInt((line) -> line.length() - line.stripLeading().length())
+			.min()
+			.orElse(0);
+		StringBuilder text = new StringBuilder();
+		for (String line : lines) {
+			text.append(line.isBlank() ? "" : line.substring(indent)).append('\n');
+		}
+		return text.toString();
+	}
+
+	private static String firstDifference(String expected, String actual, String language, String actualLanguage) {
+		if (!language.equals(actualLanguage)) {
+			return "the block is marked ```" + actualLanguage + ", the source is " + language;
+		}
+		String[] want = expected.split("\n", -1);
+		String[] have = actual.split("\n", -1);
+		for (int i = 0; i < Math.max(want.length, have.length); i++) {
+			String w = (i < want.length) ? want[i] : "(nothing)";
+			String h = (i < have.length) ? have[i] : "(nothing)";
+			if (!w.equals(h)) {
+				return "line " + (i + 1) + " of the block is\n    " + h + "\n  but the source has\n    " + w;
+			}
+		}
+		return "they differ in whitespace";
+	}
+
+	private static int lineOf(String text, int offset) {
+		int line = 1;
+		for (int i = 0; i < offset; i++) {
+			if (text.charAt(i) == '\n') {
+				line++;
+			}
+		}
+		return line;
+	}
+
+	/** Dotted names of the keys under {@code redis-lock:} in the YAML blocks. */
+	private static List<String> yamlProperties(String markdown) {
+		List<String> names = new ArrayList<>();
+		Matcher blocks = Pattern.compile("```ya?ml\\n(.*?)```", Pattern.DOTALL).matcher(markdown);
+		while (blocks.find()) {
+			List<String> path = new ArrayList<>();
+			List<Integer> indents = new ArrayList<>();
+			for (String line : blocks.group(1).split("\n")) {
+				String trimmed = line.strip();
+				if (trimmed.isEmpty() || trimmed.startsWith("#") || trimmed.startsWith("-") || !trimmed.contains(":")) {
+					continue;
+				}
+				int indent = line.length() - line.stripLeading().length();
+				while (!indents.isEmpty() && indents.get(indents.size() - 1) >= indent) {
+					indents.remove(indents.size() - 1);
+					path.remove(path.size() - 1);
+				}
+				String key = trimmed.substring(0, trimmed.indexOf(':')).strip();
+				String value = trimmed.substring(trimmed.indexOf(':') + 1).strip();
+				path.add(key);
+				indents.add(indent);
+				if (!value.isEmpty() && path.get(0).equals("redis-lock")) {
+					names.add(String.join(".", path));
+				}
+			}
+		}
+		return names;
+	}
+
+	/** Property and group names of the starter's configuration metadata. */
+	private static Set<String> knownProperties() throws IOException {
+		Set<String> names = new TreeSet<>();
+		ClassLoader loader = DocsSnippetsTests.class.getClassLoader();
+		for (String resource : List.of("META-INF/spring-configuration-metadata.json",
+				"META-INF/additional-spring-configuration-metadata.json")) {
+			Enumeration<URL> urls = loader.getResources(resource);
+			for (URL url : Collections.list(urls)) {
+				try (InputStream in = url.openStream()) {
+					Matcher matcher = METADATA_NAME.matcher(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+					while (matcher.find()) {
+						names.add(matcher.group(1));
+					}
+				}
+			}
+		}
+		return names;
+	}
+
+}

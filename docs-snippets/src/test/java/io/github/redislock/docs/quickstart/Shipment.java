@@ -1,0 +1,5 @@
+package io.github.redislock.docs.quickstart;
+
+/** The quick start's result type. */
+public record Shipment(long orderId) {
+}

@@ -63,6 +63,10 @@ class DocsSnippetsTests {
 		.toAbsolutePath()
 		.normalize();
 
+	private static final Pattern MARKER = Pattern.compile("^<!-- snippet: ", Pattern.MULTILINE);
+
+	private static final Pattern EMPTY_SNIPPET = Pattern.compile("(<!-- snippet: [^>]+ -->)\\n(<!-- /snippet -->)");
+
 	private final boolean update = Boolean.getBoolean("snippets.update");
 
 	@Test
@@ -71,10 +75,17 @@ class DocsSnippetsTests {
 		int snippets = 0;
 		for (Path markdown : markdownFiles()) {
 			String text = Files.readString(markdown);
+			if (this.update) {
+				// a new snippet's markers, with no code between them yet: filled below
+				text = EMPTY_SNIPPET.matcher(text).replaceAll("$1\n```java\n```\n$2");
+			}
+			int markers = (int) MARKER.matcher(text).results().count();
+			int matched = 0;
 			Matcher matcher = SNIPPET.matcher(text);
 			StringBuilder rewritten = new StringBuilder();
 			while (matcher.find()) {
 				snippets++;
+				matched++;
 				String where = root.relativize(markdown) + ":" + lineOf(text, matcher.start());
 				String source = matcher.group(1);
 				String tag = matcher.group(2);
@@ -98,7 +109,11 @@ class DocsSnippetsTests {
 				matcher.appendReplacement(rewritten, Matcher.quoteReplacement(block));
 			}
 			matcher.appendTail(rewritten);
-			if (this.update && !rewritten.toString().equals(text)) {
+			if (matched != markers) {
+				problems.add(root.relativize(markdown) + ": " + (markers - matched)
+						+ " snippet marker(s) without a fenced code block before <!-- /snippet -->");
+			}
+			if (this.update && !rewritten.toString().equals(Files.readString(markdown))) {
 				Files.writeString(markdown, rewritten.toString());
 			}
 		}

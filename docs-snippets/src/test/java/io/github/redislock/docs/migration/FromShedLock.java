@@ -6,7 +6,6 @@ import org.springframework.scheduling.annotation.Scheduled;
 
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.annotation.DistributedLock;
-import io.github.redislock.annotation.IfLocked;
 
 /** The "after" code of docs/migration/shedlock.md. */
 class FromShedLock {
@@ -15,7 +14,7 @@ class FromShedLock {
 
 		// tag::after[]
 		@Scheduled(cron = "0 */10 * * * *")
-		@DistributedLock(name = "stock-audit", waitTime = "0", ifLocked = IfLocked.SKIP, holdAtLeast = "2m")
+		@DistributedLock(name = "stock-audit", holdAtLeast = "2m")
 		public void audit() {
 			// ...
 		}

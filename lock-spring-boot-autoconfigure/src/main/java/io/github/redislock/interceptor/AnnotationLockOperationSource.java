@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +19,7 @@ import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.annotation.InvalidLockAnnotationException;
 import io.github.redislock.annotation.LockMode;
+import io.github.redislock.internal.LockType;
 
 import io.github.redislock.internal.LockNames;
 
@@ -180,14 +182,15 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 				annotation.ifLeaseLost(), holdAtLeast, annotation.mode());
 	}
 
-	// what read/write locks cannot do yet is refused here rather than at the first call
+	// what a kind cannot do is refused here rather than at the first call
 	private static void checkMode(LockMode mode, Duration holdAtLeast, String where) {
-		if (mode != LockMode.READ && mode != LockMode.WRITE) {
-			return;
-		}
-		if (!holdAtLeast.isZero()) {
+		if (!holdAtLeast.isZero() && !LockType.of(mode).keepsForNobody()) {
 			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,
-					"Remove holdAtLeast, or use mode = EXCLUSIVE or FAIR");
+					"Remove holdAtLeast, or use mode = " + String.join(" or ",
+							Arrays.stream(LockType.values())
+								.filter(LockType::keepsForNobody)
+								.map(LockType::name)
+								.toList()));
 		}
 	}
 

@@ -98,7 +98,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		this.maxLocalPasses = maxLocalPasses;
 		// every kind reads its scripts from the class path once, here: not at the first
 		// lock call, which may run on a thread that must not block (a reactive one)
-		List.of(ExclusiveLock.INSTANCE, ReadWriteLocks.READ, ReadWriteLocks.WRITE, FairLock.INSTANCE);
+		LockType.values();
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
 		calls.connectAhead();
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
@@ -121,7 +121,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		LeaseLostNotifier notifier = new LeaseLostNotifier(leaseLostListeners);
 		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
 				isCluster(connectionFactory), notifier);
-		watchdog.scheduleAlso(new WaiterHeartbeats(commands, queues)::beat, FairLock.RECHECK_MILLIS);
+		watchdog.scheduleAlso(new WaiterHeartbeats(commands, queues)::beat, WaiterHeartbeats.PERIOD_MILLIS);
 		this.engine = new LockEngine(this.clientId, commands, new LockReads(calls), holds, queues, subscriptions,
 				watchdog, notifier, new LockObservations(observations), maxLocalPasses);
 		this.watchdogLease = Lease.watchdog(watchdogTimeout.toMillis());

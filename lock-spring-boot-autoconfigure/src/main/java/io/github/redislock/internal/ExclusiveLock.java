@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -14,7 +15,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * hold count) and the fencing token. Its scripts, {@code lock.lua}, {@code unlock.lua}
  * and {@code extend.lua}, document their keys, arguments and replies.
  */
-final class ExclusiveLock implements LockKind {
+final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNobody {
 
 	static final ExclusiveLock INSTANCE = new ExclusiveLock();
 
@@ -30,6 +31,10 @@ final class ExclusiveLock implements LockKind {
 	/** Set the remaining lease: 1 when held, 0 when not. */
 	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
 
+	/** Renew many owners' leases: positions of the locks no longer held. */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> RENEW = LockScripts.load("renew.lua", List.class);
+
 	private static final byte[] YIELDED_BY = RedisCalls.bytes("yielded-by");
 
 	private ExclusiveLock() {
@@ -38,6 +43,19 @@ final class ExclusiveLock implements LockKind {
 	@Override
 	public String mode() {
 		return "exclusive";
+	}
+
+	@Override
+	public LockKeys keys(String keyPrefix, String name) {
+		String lockKey = LockKeys.lockKey(keyPrefix, name, "");
+		return LockKeys.of(name, lockKey, lockKey + ":released", this, lockKey,
+				List.of(lockKey, LockKeys.fenceKey(keyPrefix, lockKey)));
+	}
+
+	@Override
+	@SuppressWarnings("rawtypes")
+	public RedisScript<List> renewal() {
+		return RENEW;
 	}
 
 	@Override
@@ -98,16 +116,6 @@ final class ExclusiveLock implements LockKind {
 		CompletableFuture<Long> exists = redis.exists(key).toCompletableFuture();
 		CompletableFuture<Boolean> yielded = redis.hexists(key, YIELDED_BY).toCompletableFuture();
 		return exists.thenCombine(yielded, (e, y) -> e != null && e > 0 && !Boolean.TRUE.equals(y));
-	}
-
-	@Override
-	public boolean passesLocally() {
-		return true;
-	}
-
-	@Override
-	public boolean supportsHoldAtLeast() {
-		return true;
 	}
 
 	private static byte[] flag(boolean value) {

@@ -324,11 +324,11 @@ final class LockEngine implements AutoCloseable {
 	// A waiter that leaves without the lock takes back the mark it left in Redis (a
 	// waiting writer's keeps new readers out); without an answer, the mark expires
 	private void withdraw(LockKeys keys, Owner owner, Wait wait) {
-		if (wait.isNone() || !keys.kind().marksWaiters()) {
+		if (wait.isNone() || !(keys.kind() instanceof LockKind.MarksWaiters kind)) {
 			return;
 		}
 		try {
-			this.commands.withdrawAsync(keys, owner).exceptionally((ex) -> {
+			this.commands.withdrawAsync(kind, keys, owner).exceptionally((ex) -> {
 				withdrawFailed(keys, ex);
 				return null;
 			});
@@ -357,7 +357,7 @@ final class LockEngine implements AutoCloseable {
 		Assert.isTrue(!holdAtLeast.isNegative(),
 				() -> "holdAtLeast of lock '" + keys.name() + "' must not be negative, was " + holdAtLeast);
 		long millis = holdAtLeast.toMillis();
-		if (millis > 0 && !keys.kind().supportsHoldAtLeast()) {
+		if (millis > 0 && !(keys.kind() instanceof LockKind.KeepsForNobody)) {
 			throw new UnsupportedOperationException(release + "(holdAtLeast) is not supported by the "
 					+ keys.kind().mode() + " lock '" + keys.name() + "' yet; the " + holder + " still holds it: call "
 					+ release + "() and keep it held longer before");

@@ -79,7 +79,7 @@ final class LockReads {
 	 * The read/write lock's hash, its PTTL and the writers waiting, in one round trip.
 	 */
 	ReadWriteState readWriteState(String keyPrefix, String name) {
-		LockKeys keys = LockKeys.write(keyPrefix, name);
+		LockKeys keys = LockType.WRITE.keys(keyPrefix, name);
 		Object[] replies = hashTtlAndCount(keys, ReadWriteLocks.writersKey(keys.lockKey()));
 		Map<String, Integer> readers = new TreeMap<>();
 		Map<String, String> fields = fields(replies[0]);
@@ -97,7 +97,7 @@ final class LockReads {
 
 	/** The fair lock's hash, its PTTL and its queue's length, in one round trip. */
 	FairState fairState(String keyPrefix, String name) {
-		LockKeys keys = LockKeys.fair(keyPrefix, name);
+		LockKeys keys = LockType.FAIR.keys(keyPrefix, name);
 		Object[] replies = hashTtlAndCount(keys, FairLock.queueKey(keys.lockKey()));
 		Map<String, Integer> holders = new TreeMap<>();
 		Map<String, String> fields = fields(replies[0]);

@@ -59,10 +59,13 @@ final class ReadWriteLocks {
 		/** What the client knows this side by, apart from the other side. */
 		String id(String lockKey);
 
+		// both sides share one hash and its neighbours, and are told apart by their
+		// channels and the ids this client knows them by
 		@Override
-		default CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-				Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp) {
-			throw new UnsupportedOperationException("A read/write lock is not passed between owners of one client");
+		default LockKeys keys(String keyPrefix, String name) {
+			String lockKey = LockKeys.lockKey(keyPrefix, name, ":rw");
+			return LockKeys.of(name, lockKey, channel(lockKey), this, id(lockKey),
+					List.of(lockKey, readersKey(lockKey), writersKey(lockKey), LockKeys.fenceKey(keyPrefix, lockKey)));
 		}
 
 		// either side frees the whole lock, and wakes both sides' waiters

@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
@@ -16,7 +17,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * readers out when its mark ends. The readers kept out while a writer wrote get a short
  * turn after it, ahead of the writers waiting, so writers cannot starve readers.
  */
-final class WriteLock implements ReadWriteLocks.Side {
+final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 
 	/**
 	 * How long a waiting writer's mark keeps new readers out without being renewed: the
@@ -46,6 +47,13 @@ final class WriteLock implements ReadWriteLocks.Side {
 	/** Withdraw a waiting writer's mark: 1 when it was there. */
 	private static final RedisScript<Long> WITHDRAW = LockScripts.load("write-withdraw.lua", Long.class);
 
+	/**
+	 * Renew many writers' leases: positions of those that no longer write. The hash is
+	 * shared with readers: its expiry only ever grows longer.
+	 */
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> RENEW = LockScripts.load("write-renew.lua", List.class);
+
 	private static final byte[] WRITER = RedisCalls.bytes("writer");
 
 	WriteLock() {
@@ -69,6 +77,18 @@ final class WriteLock implements ReadWriteLocks.Side {
 	@Override
 	public String field(Owner owner) {
 		return "w:" + owner.id();
+	}
+
+	@Override
+	@SuppressWarnings("rawtypes")
+	public RedisScript<List> renewal() {
+		return RENEW;
+	}
+
+	// a reader that asks to write waits for its own read: an upgrade is refused
+	@Override
+	public boolean waitsForItselfHolding(LockKind held) {
+		return held instanceof ReadLock;
 	}
 
 	@Override
@@ -98,11 +118,6 @@ final class WriteLock implements ReadWriteLocks.Side {
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), field(owner),
 					Long.toString(leaseMillis))
 			.thenApply((held) -> held != null && held == 1L);
-	}
-
-	@Override
-	public boolean marksWaiters() {
-		return true;
 	}
 
 	@Override

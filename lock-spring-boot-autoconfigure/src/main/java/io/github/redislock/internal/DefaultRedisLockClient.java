@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -236,20 +237,28 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
+	public List<KindState> kindStates(String name) {
+		Map<String, LockKeys> layouts = new LinkedHashMap<>();
+		for (LockType type : LockType.values()) {
+			LockKeys keys = this.keys.get(type, name);
+			layouts.putIfAbsent(keys.lockKey(), keys);
+		}
+		return this.engine.reads().states(List.copyOf(layouts.values()));
+	}
+
+	@Override
 	public LockState lockState(String name) {
-		return this.engine.state(keys(name));
+		return LockState.of(name, this.engine.reads().state(keys(name)));
 	}
 
 	@Override
 	public ReadWriteState readWriteState(String name) {
-		LockArguments.checkName(name);
-		return this.engine.reads().readWriteState(this.keyPrefix, name);
+		return ReadWriteState.of(name, this.engine.reads().state(this.keys.get(LockType.WRITE, name)));
 	}
 
 	@Override
 	public FairState fairState(String name) {
-		LockArguments.checkName(name);
-		return this.engine.reads().fairState(this.keyPrefix, name);
+		return FairState.of(name, this.engine.reads().state(this.keys.get(LockType.FAIR, name)));
 	}
 
 	@Override

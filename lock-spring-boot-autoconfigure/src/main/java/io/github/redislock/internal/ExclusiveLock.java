@@ -118,6 +118,11 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 		return exists.thenCombine(yielded, (e, y) -> e != null && e > 0 && !Boolean.TRUE.equals(y));
 	}
 
+	@Override
+	public CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return KindReads.read(redis, keys, null).thenApply((replies) -> KindReads.ownerHash(mode(), keys, replies));
+	}
+
 	private static byte[] flag(boolean value) {
 		return RedisCalls.number(value ? 1 : 0);
 	}

@@ -134,6 +134,12 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	}
 
 	@Override
+	public CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return KindReads.read(redis, keys, queueKey(keys.lockKey()))
+			.thenApply((replies) -> KindReads.ownerHash(mode(), keys, replies));
+	}
+
+	@Override
 	public long aliveMillis() {
 		return ALIVE_MILLIS;
 	}

@@ -523,10 +523,6 @@ final class LockEngine implements AutoCloseable {
 		return this.reads;
 	}
 
-	LockState state(LockKeys keys) {
-		return this.reads.state(keys);
-	}
-
 	List<Long> remainingLeaseMillis(List<String> lockKeys) {
 		return this.reads.remainingLeaseMillis(lockKeys);
 	}

@@ -75,6 +75,13 @@ interface LockKind {
 	CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
 
 	/**
+	 * Sends the plain reads that tell who holds the lock, as the {@code locks} endpoint
+	 * shows every kind; kinds that share a layout (a read/write lock's sides) read it
+	 * alike.
+	 */
+	CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
+
+	/**
 	 * The script that renews many watchdog leases of this kind in one cluster slot: given
 	 * the keys {@link #addRenewKeys} adds for each hold, {@code ARGV[1]} the lease and
 	 * {@code ARGV[i + 1]} the {@link #field} of the i-th hold's owner, it answers the

@@ -1,6 +1,10 @@
 package io.github.redislock.internal;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
@@ -68,6 +72,13 @@ final class ReadWriteLocks {
 					List.of(lockKey, readersKey(lockKey), writersKey(lockKey), LockKeys.fenceKey(keyPrefix, lockKey)));
 		}
 
+		// either side reads the whole lock: its readers, its writer, the writers waiting
+		@Override
+		default CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+			return KindReads.read(redis, keys, writersKey(keys.lockKey()))
+				.thenApply((replies) -> ReadWriteLocks.state(keys, replies));
+		}
+
 		// either side frees the whole lock, and wakes both sides' waiters
 		@Override
 		default CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
@@ -77,6 +88,47 @@ final class ReadWriteLocks {
 				.thenApply((freed) -> freed != null && freed == 1L);
 		}
 
+	}
+
+	/** The endpoint's mode of both sides. */
+	static final String MODE = "readWrite";
+
+	/**
+	 * The read/write lock's state: every reader and the writer among its holders (an
+	 * owner that writes and reads with the sum of its holds), the writer's token while
+	 * there is one, else the read phase's; in its details the {@code readers} by owner,
+	 * the {@code writer}, its {@code writeHolds}, the {@code readToken} and the
+	 * {@code writeToken}.
+	 */
+	static KindState state(LockKeys keys, KindReads.Replies replies) {
+		Map<String, String> fields = replies.fields();
+		Map<String, Integer> readers = new TreeMap<>();
+		fields.forEach((field, value) -> {
+			if (field.startsWith("r:")) {
+				readers.put(field.substring(2), Integer.valueOf(value));
+			}
+		});
+		String writer = fields.get("writer");
+		String writeHoldsField = (writer != null) ? fields.get("w:" + writer) : null;
+		int writeHolds = (writeHoldsField != null) ? Integer.parseInt(writeHoldsField) : 0;
+		Map<String, Integer> holders = new TreeMap<>(readers);
+		Long readToken = KindReads.longOrNull(fields.get("rt"));
+		Long writeToken = KindReads.longOrNull(fields.get("wt"));
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("readers", Collections.unmodifiableMap(readers));
+		if (writer != null) {
+			holders.merge(writer, writeHolds, Integer::sum);
+			details.put("writer", writer);
+		}
+		details.put("writeHolds", writeHolds);
+		if (readToken != null) {
+			details.put("readToken", readToken);
+		}
+		if (writeToken != null) {
+			details.put("writeToken", writeToken);
+		}
+		return new KindState(MODE, keys.lockKey(), holders, (writer != null) ? writeToken : readToken, replies.ttl(),
+				false, replies.count(), Collections.unmodifiableMap(details));
 	}
 
 	/** The hash and the readers' lease ends: what a release touches. */

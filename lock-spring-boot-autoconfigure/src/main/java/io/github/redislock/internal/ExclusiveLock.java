@@ -6,7 +6,6 @@ import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -64,7 +63,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 		return RedisCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
 					owner.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(tokens), flag(waits))
-			.thenApply((reply) -> acquired(reply, tokens));
+			.thenApply((reply) -> LockReply.acquired(reply, tokens));
 	}
 
 	@Override
@@ -90,7 +89,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
 					keys.channelBytes(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
 					RedisCalls.number(yieldMillis), flag(othersOnly))
-			.thenApply(ExclusiveLock::released);
+			.thenApply(LockReply::released);
 	}
 
 	@Override
@@ -99,14 +98,14 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 		return RedisCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
 					Long.toString(leaseMillis))
-			.thenApply((held) -> held != null && held == 1L);
+			.thenApply(LockReply::yes);
 	}
 
 	@Override
 	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
 		return RedisCalls
 			.<Long>script(redis, LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), keys.channel())
-			.thenApply((freed) -> freed != null && freed == 1L);
+			.thenApply(LockReply::yes);
 	}
 
 	// taken, unless its client gave it up for other clients (see pass.lua)
@@ -125,16 +124,6 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 
 	private static byte[] flag(boolean value) {
 		return RedisCalls.number(value ? 1 : 0);
-	}
-
-	private static LockReply acquired(@Nullable Long reply, int tokens) {
-		long value = (reply != null) ? reply : 0;
-		return (value > 0) ? new LockReply.Granted(value, tokens) : new LockReply.Busy(-value);
-	}
-
-	private static LockReply released(@Nullable Long reply) {
-		long value = (reply != null) ? reply : -1;
-		return (value < 0) ? LockReply.NOT_HELD : new LockReply.Released((int) value);
 	}
 
 }

@@ -107,7 +107,7 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 2), owner.id(),
 					keys.channel(), Integer.toString(holdsBefore), Long.toString(keepMillis))
-			.thenApply(ReadWriteLocks::released);
+			.thenApply(LockReply::released);
 	}
 
 	@Override

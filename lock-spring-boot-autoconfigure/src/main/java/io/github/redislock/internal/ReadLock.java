@@ -93,7 +93,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Integer.toString(holdsBefore), ReadWriteLocks.writersChannel(keys.lockKey()))
-			.thenApply(ReadWriteLocks::released);
+			.thenApply(LockReply::released);
 	}
 
 	@Override
@@ -102,7 +102,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 		return RedisCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Long.toString(leaseMillis))
-			.thenApply((held) -> held != null && held == 1L);
+			.thenApply(LockReply::yes);
 	}
 
 	@Override

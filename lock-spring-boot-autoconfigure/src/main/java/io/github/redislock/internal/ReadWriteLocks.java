@@ -85,7 +85,7 @@ final class ReadWriteLocks {
 			return RedisCalls
 				.<Long>script(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, holderKeys(keys),
 						readersChannel(keys.lockKey()), writersChannel(keys.lockKey()))
-				.thenApply((freed) -> freed != null && freed == 1L);
+				.thenApply(LockReply::yes);
 		}
 
 	}
@@ -136,14 +136,9 @@ final class ReadWriteLocks {
 		return keys.scriptKeys().subList(0, 2);
 	}
 
+	/** Decodes an acquire script's reply: one token, shared by a read phase. */
 	static LockReply acquired(@Nullable Long reply) {
-		long value = (reply != null) ? reply : 0;
-		return (value > 0) ? new LockReply.Granted(value, 1) : new LockReply.Busy(-value);
-	}
-
-	static LockReply released(@Nullable Long reply) {
-		long value = (reply != null) ? reply : -1;
-		return (value < 0) ? LockReply.NOT_HELD : new LockReply.Released((int) value);
+		return LockReply.acquired(reply, 1);
 	}
 
 }

@@ -108,7 +108,7 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Integer.toString(holdsBefore), ReadWriteLocks.readersChannel(keys.lockKey()),
 					ReadWriteLocks.writersChannel(keys.lockKey()), Long.toString(READ_TURN_MILLIS))
-			.thenApply(ReadWriteLocks::released);
+			.thenApply(LockReply::released);
 	}
 
 	@Override
@@ -117,7 +117,7 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 		return RedisCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), field(owner),
 					Long.toString(leaseMillis))
-			.thenApply((held) -> held != null && held == 1L);
+			.thenApply(LockReply::yes);
 	}
 
 	@Override

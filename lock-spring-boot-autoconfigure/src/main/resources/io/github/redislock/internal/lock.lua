@@ -7,8 +7,9 @@
 -- ARGV[4] how many fencing tokens to reserve (>= 1): the holder's, and those of the threads of its
 --   client it may pass the lock to without freeing it (see pass.lua), ARGV[5] 1 when the caller waits
 --   if the lock is taken, else 0
--- Returns the fencing token (> 0) when acquired (the first reserved one), else minus the holder's
--- remaining lease in milliseconds, or 0 when the holder's key has no expiry.
+-- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
+-- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
+-- A grant's token is the first reserved one; the wait is the holder's remaining lease.
 local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
 -- (no local function for the grant: creating its closure on every call costs more than the
 -- grant's few lines written once)

@@ -21,16 +21,15 @@ import org.springframework.util.ClassUtils;
  */
 class RedisLockRuntimeHints implements RuntimeHintsRegistrar {
 
-	static final String[] SCRIPTS = { "lock.lua", "unlock.lua", "pass.lua", "extend.lua", "renew.lua",
-			"force-unlock.lua", "read-lock.lua", "read-unlock.lua", "read-extend.lua", "write-lock.lua",
-			"write-unlock.lua", "write-withdraw.lua", "fair-lock.lua", "fair-unlock.lua", "fair-withdraw.lua",
-			"fair-heartbeat.lua" };
+	/**
+	 * Every lock kind's scripts, whatever kinds there are: they sit in one package
+	 * folder.
+	 */
+	static final String SCRIPTS = "io/github/redislock/internal/*.lua";
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-		for (String script : SCRIPTS) {
-			hints.resources().registerPattern("io/github/redislock/internal/" + script);
-		}
+		hints.resources().registerPattern(SCRIPTS);
 		// bound with Binder by the annotation beans, which are created before the
 		// properties bean
 		BindableRuntimeHintsRegistrar.forTypes(RedisLockProperties.class).registerHints(hints, classLoader);

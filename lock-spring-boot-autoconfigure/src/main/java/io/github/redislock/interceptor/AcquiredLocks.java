@@ -14,6 +14,7 @@ import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.LockMode;
+import io.github.redislock.internal.LockType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -58,22 +59,14 @@ final class AcquiredLocks {
 	 */
 	static AcquiredLocks forHandles(RedisLockClient client, List<String> names, LockMode mode, Duration waitTime,
 			@Nullable Duration leaseTime) {
-		return acquire(names, waitTime, (name, remaining) -> (switch (mode) {
-			case EXCLUSIVE -> client.tryAcquire(name, remaining, leaseTime);
-			case READ -> client.getReadWriteLock(name).tryAcquireRead(remaining, leaseTime);
-			case WRITE -> client.getReadWriteLock(name).tryAcquireWrite(remaining, leaseTime);
-			case FAIR -> client.getFairLock(name).tryAcquire(remaining, leaseTime);
-		}).map(HandleHeld::new).orElse(null));
+		LockType type = LockType.of(mode);
+		return acquire(names, waitTime, (name,
+				remaining) -> type.tryAcquire(client, name, remaining, leaseTime).map(HandleHeld::new).orElse(null));
 	}
 
 	/** The thread-owned lock of the name that the mode takes. */
 	static RedisLock lock(RedisLockClient client, LockMode mode, String name) {
-		return switch (mode) {
-			case EXCLUSIVE -> client.getLock(name);
-			case READ -> client.getReadWriteLock(name).readLock();
-			case WRITE -> client.getReadWriteLock(name).writeLock();
-			case FAIR -> client.getFairLock(name);
-		};
+		return LockType.of(mode).lock(client, name);
 	}
 
 	private static AcquiredLocks acquire(List<String> names, Duration waitTime, Taker taker) {

@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +19,7 @@ import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.annotation.InvalidLockAnnotationException;
 import io.github.redislock.annotation.LockMode;
+import io.github.redislock.internal.LockType;
 
 import io.github.redislock.internal.LockNames;
 
@@ -195,20 +197,22 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 				holdAtLeast, minimumHold, annotation.mode());
 	}
 
-	// what read/write locks cannot do yet is refused here rather than at the first call
+	// what a kind cannot do is refused here rather than at the first call
 	private static void checkMode(LockMode mode, Duration holdAtLeast, boolean scheduled, String where) {
-		if (mode != LockMode.READ && mode != LockMode.WRITE) {
+		if (LockType.of(mode).keepsForNobody()) {
 			return;
 		}
+		String kinds = String.join(" or ",
+				Arrays.stream(LockType.values()).filter(LockType::keepsForNobody).map(LockType::name).toList());
 		if (!holdAtLeast.isZero()) {
 			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,
-					"Remove holdAtLeast, or use mode = EXCLUSIVE or FAIR");
+					"Remove holdAtLeast, or use mode = " + kinds);
 		}
 		if (scheduled) {
 			throw new InvalidLockAnnotationException(
 					where + ": a @Scheduled method's lock is kept after each run "
 							+ "(see @DistributedLock), which mode = " + mode + " does not support yet",
-					"Use mode = EXCLUSIVE or FAIR for a scheduled job");
+					"Use mode = " + kinds + " for a scheduled job");
 		}
 	}
 

@@ -56,9 +56,8 @@ final class ReactiveLockInvoker {
 				return Flux.error(ex);
 			}
 		};
-		Flux<Object> locked = this.locks.withLocks(LockType.valueOf(operation.getMode().name()), names,
-				operation.getWaitTime(), operation.getLeaseTime(), policy, () -> proceed(operation, invocation),
-				ifNotAcquired);
+		Flux<Object> locked = this.locks.withLocks(LockType.of(operation.getMode()), names, operation.getWaitTime(),
+				operation.getLeaseTime(), policy, () -> proceed(operation, invocation), ifNotAcquired);
 		return operation.returnsMono() ? locked.singleOrEmpty() : locked;
 	}
 

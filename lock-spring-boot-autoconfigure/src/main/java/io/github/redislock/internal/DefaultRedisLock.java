@@ -20,6 +20,8 @@ class DefaultRedisLock implements RedisLock {
 
 	private final LockEngine engine;
 
+	private final Owners owners;
+
 	private final Lease watchdogLease;
 
 	// a lock whose holder cannot take this one (the read side, for a write lock)
@@ -36,6 +38,7 @@ class DefaultRedisLock implements RedisLock {
 	DefaultRedisLock(LockKeys keys, LockEngine engine, Lease watchdogLease, @Nullable LockKeys excludedHolds) {
 		this.keys = keys;
 		this.engine = engine;
+		this.owners = engine.owners();
 		this.watchdogLease = watchdogLease;
 		this.excludedHolds = excludedHolds;
 	}
@@ -95,12 +98,12 @@ class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public void unlock() {
-		this.engine.release(this.keys, this.engine.currentThread());
+		this.engine.release(this.keys, this.owners.currentThread());
 	}
 
 	@Override
 	public void unlock(Duration holdAtLeast) {
-		this.engine.release(this.keys, this.engine.currentThread(),
+		this.engine.release(this.keys, this.owners.currentThread(),
 				LockEngine.holdAtLeastMillis(holdAtLeast, this.keys, "unlock", "thread"));
 	}
 
@@ -116,7 +119,7 @@ class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public int getHoldCount() {
-		return this.engine.holdCount(this.keys, this.engine.currentThread());
+		return this.engine.holdCount(this.keys, this.owners.currentThread());
 	}
 
 	@Override
@@ -131,7 +134,7 @@ class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public long fencingToken() {
-		return this.engine.fencingToken(this.keys, this.engine.currentThread());
+		return this.engine.fencingToken(this.keys, this.owners.currentThread());
 	}
 
 	@Override
@@ -147,7 +150,7 @@ class DefaultRedisLock implements RedisLock {
 
 	// the owner is the calling thread, chosen here once for the whole acquisition
 	private boolean acquire(Wait wait, Lease lease, boolean interruptible) throws InterruptedException {
-		Owner owner = this.engine.currentThread();
+		Owner owner = this.owners.currentThread();
 		if (this.excludedHolds != null && this.engine.holdsLocally(this.excludedHolds, owner)) {
 			throw new IllegalMonitorStateException("Thread '" + owner.thread().getName() + "' holds the read lock of '"
 					+ getName() + "' and cannot take its write lock: it would wait "

@@ -2,6 +2,7 @@ package io.github.redislock.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,6 +65,10 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	private final LockEngine engine;
 
+	private final Owners owners;
+
+	private final ClientInspection inspection;
+
 	private final Lease watchdogLease;
 
 	private final int maxLocalPasses;
@@ -98,7 +103,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		this.maxLocalPasses = maxLocalPasses;
 		// every kind reads its scripts from the class path once, here: not at the first
 		// lock call, which may run on a thread that must not block (a reactive one)
-		List.of(ExclusiveLock.INSTANCE, ReadWriteLocks.READ, ReadWriteLocks.WRITE, FairLock.INSTANCE);
+		LockType.values();
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
 		calls.connectAhead();
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
@@ -121,11 +126,15 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		LeaseLostNotifier notifier = new LeaseLostNotifier(leaseLostListeners);
 		LeaseWatchdog watchdog = new LeaseWatchdog(commands, holds, watchdogTimeout.toMillis(),
 				isCluster(connectionFactory), notifier);
-		watchdog.scheduleAlso(new WaiterHeartbeats(commands, queues)::beat, FairLock.RECHECK_MILLIS);
-		this.engine = new LockEngine(this.clientId, commands, new LockReads(calls), holds, queues, subscriptions,
-				watchdog, notifier, new LockObservations(observations), maxLocalPasses);
+		watchdog.scheduleAlso(new WaiterHeartbeats(commands, queues)::beat, WaiterHeartbeats.PERIOD_MILLIS);
+		this.owners = new Owners(this.clientId);
+		LockReads reads = new LockReads(calls);
+		Settlements settlements = new Settlements(commands);
+		this.engine = new LockEngine(this.owners, commands, reads, holds, queues, subscriptions, watchdog, settlements,
+				notifier, new LockObservations(observations), maxLocalPasses);
+		this.inspection = new ClientInspection(this.owners, holds, queues, subscriptions, watchdog, settlements, reads);
 		this.watchdogLease = Lease.watchdog(watchdogTimeout.toMillis());
-		this.meters = (meterRegistry != null) ? new LockMeters(meterRegistry, this.engine) : null;
+		this.meters = (meterRegistry != null) ? new LockMeters(meterRegistry, this.inspection) : null;
 	}
 
 	@Override
@@ -156,7 +165,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		Lease lease = lease(name, leaseTime);
 		Hold hold;
 		try {
-			hold = this.engine.acquire(keys, this.engine.newHandle(), wait, lease, true);
+			hold = this.engine.acquire(keys, this.owners.newHandle(), wait, lease, true);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -195,7 +204,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		String name = keys.name();
 		Wait wait = wait(name, waitTime);
 		Lease lease = lease(name, leaseTime);
-		CompletableFuture<@Nullable Hold> acquiring = this.engine.acquireAsync(keys, this.engine.newHandle(), wait,
+		CompletableFuture<@Nullable Hold> acquiring = this.engine.acquireAsync(keys, this.owners.newHandle(), wait,
 				lease, continuations);
 		CompletableFuture<LockHandle> handle = new CompletableFuture<>();
 		acquiring.whenComplete((hold, failure) -> {
@@ -236,70 +245,78 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
+	public List<KindState> kindStates(String name) {
+		Map<String, LockKeys> layouts = new LinkedHashMap<>();
+		for (LockType type : LockType.values()) {
+			LockKeys keys = this.keys.get(type, name);
+			layouts.putIfAbsent(keys.lockKey(), keys);
+		}
+		return this.inspection.reads().states(List.copyOf(layouts.values()));
+	}
+
+	@Override
 	public LockState lockState(String name) {
-		return this.engine.state(keys(name));
+		return LockState.of(name, this.inspection.reads().state(keys(name)));
 	}
 
 	@Override
 	public ReadWriteState readWriteState(String name) {
-		LockArguments.checkName(name);
-		return this.engine.reads().readWriteState(this.keyPrefix, name);
+		return ReadWriteState.of(name, this.inspection.reads().state(this.keys.get(LockType.WRITE, name)));
 	}
 
 	@Override
 	public FairState fairState(String name) {
-		LockArguments.checkName(name);
-		return this.engine.reads().fairState(this.keyPrefix, name);
+		return FairState.of(name, this.inspection.reads().state(this.keys.get(LockType.FAIR, name)));
 	}
 
 	@Override
 	public boolean isOwnedHere(String ownerId) {
-		return this.engine.isOwnedHere(ownerId);
+		return this.inspection.isOwnedHere(ownerId);
 	}
 
 	@Override
 	public List<HeldLock> heldLocks() {
-		return this.engine.heldLocks();
+		return this.inspection.heldLocks();
 	}
 
 	@Override
 	public Map<String, Integer> waitingByLock() {
-		return this.engine.waitingByLock();
+		return this.inspection.waitingByLock();
 	}
 
 	@Override
 	public int heldCount() {
-		return this.engine.heldCount();
+		return this.inspection.heldCount();
 	}
 
 	@Override
 	public int waitingCount() {
-		return this.engine.waitingCount();
+		return this.inspection.waitingCount();
 	}
 
 	@Override
 	public int subscribedCount() {
-		return this.engine.subscribedCount();
+		return this.inspection.subscribedCount();
 	}
 
 	@Override
 	public int watchdogCount() {
-		return this.engine.watchdogCount();
+		return this.inspection.watchdogCount();
 	}
 
 	@Override
 	public int settlingCount() {
-		return this.engine.settlingCount();
+		return this.inspection.settlingCount();
 	}
 
 	@Override
 	public List<Long> remainingLeaseMillis(List<String> lockKeys) {
-		return this.engine.remainingLeaseMillis(lockKeys);
+		return this.inspection.remainingLeaseMillis(lockKeys);
 	}
 
 	@Override
 	public void renewNow() {
-		this.engine.renewNow();
+		this.inspection.renewNow();
 	}
 
 	@Override

@@ -1,11 +1,11 @@
 package io.github.redislock.internal;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -14,7 +14,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * hold count) and the fencing token. Its scripts, {@code lock.lua}, {@code unlock.lua}
  * and {@code extend.lua}, document their keys, arguments and replies.
  */
-final class ExclusiveLock implements LockKind {
+final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNobody {
 
 	static final ExclusiveLock INSTANCE = new ExclusiveLock();
 
@@ -30,6 +30,10 @@ final class ExclusiveLock implements LockKind {
 	/** Set the remaining lease: 1 when held, 0 when not. */
 	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
 
+	/** Renew many owners' leases: positions of the locks no longer held. */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> RENEW = LockScripts.load("renew.lua", List.class);
+
 	private static final byte[] YIELDED_BY = RedisCalls.bytes("yielded-by");
 
 	private ExclusiveLock() {
@@ -41,12 +45,25 @@ final class ExclusiveLock implements LockKind {
 	}
 
 	@Override
+	public LockKeys keys(String keyPrefix, String name) {
+		String lockKey = LockKeys.lockKey(keyPrefix, name, "");
+		return LockKeys.of(name, lockKey, lockKey + ":released", this, lockKey,
+				List.of(lockKey, LockKeys.fenceKey(keyPrefix, lockKey)));
+	}
+
+	@Override
+	@SuppressWarnings("rawtypes")
+	public RedisScript<List> renewal() {
+		return RENEW;
+	}
+
+	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return RedisCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
 					owner.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(tokens), flag(waits))
-			.thenApply((reply) -> acquired(reply, tokens));
+			.thenApply((reply) -> LockReply.acquired(reply, tokens));
 	}
 
 	@Override
@@ -72,7 +89,7 @@ final class ExclusiveLock implements LockKind {
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
 					keys.channelBytes(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
 					RedisCalls.number(yieldMillis), flag(othersOnly))
-			.thenApply(ExclusiveLock::released);
+			.thenApply(LockReply::released);
 	}
 
 	@Override
@@ -81,14 +98,14 @@ final class ExclusiveLock implements LockKind {
 		return RedisCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
 					Long.toString(leaseMillis))
-			.thenApply((held) -> held != null && held == 1L);
+			.thenApply(LockReply::yes);
 	}
 
 	@Override
 	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
 		return RedisCalls
 			.<Long>script(redis, LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), keys.channel())
-			.thenApply((freed) -> freed != null && freed == 1L);
+			.thenApply(LockReply::yes);
 	}
 
 	// taken, unless its client gave it up for other clients (see pass.lua)
@@ -101,27 +118,12 @@ final class ExclusiveLock implements LockKind {
 	}
 
 	@Override
-	public boolean passesLocally() {
-		return true;
-	}
-
-	@Override
-	public boolean supportsHoldAtLeast() {
-		return true;
+	public CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return KindReads.read(redis, keys, null).thenApply((replies) -> KindReads.ownerHash(mode(), keys, replies));
 	}
 
 	private static byte[] flag(boolean value) {
 		return RedisCalls.number(value ? 1 : 0);
-	}
-
-	private static LockReply acquired(@Nullable Long reply, int tokens) {
-		long value = (reply != null) ? reply : 0;
-		return (value > 0) ? new LockReply.Granted(value, tokens) : new LockReply.Busy(-value);
-	}
-
-	private static LockReply released(@Nullable Long reply) {
-		long value = (reply != null) ? reply : -1;
-		return (value < 0) ? LockReply.NOT_HELD : new LockReply.Released((int) value);
 	}
 
 }

@@ -20,7 +20,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * sleeps until it expires. The scripts, {@code fair-lock.lua}, {@code fair-unlock.lua}
  * and {@code fair-withdraw.lua}, document keys, arguments and replies.
  */
-final class FairLock implements LockKind {
+final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAlive {
 
 	static final FairLock INSTANCE = new FairLock();
 
@@ -31,7 +31,7 @@ final class FairLock implements LockKind {
 	 * How often a client renews its waiters' places ({@link WaiterHeartbeats}), and how
 	 * long a waiter waits at most when the lock is free but another's turn.
 	 */
-	static final long RECHECK_MILLIS = TimeUnit.SECONDS.toMillis(2);
+	static final long RECHECK_MILLIS = WaiterHeartbeats.PERIOD_MILLIS;
 
 	/**
 	 * How long a waiter sleeps at most while the lock is held, unless the release that
@@ -62,6 +62,25 @@ final class FairLock implements LockKind {
 		return "fair";
 	}
 
+	@Override
+	public LockKeys keys(String keyPrefix, String name) {
+		String lockKey = LockKeys.lockKey(keyPrefix, name, ":fair");
+		return LockKeys.of(name, lockKey, lockKey + ":released", this, lockKey,
+				List.of(lockKey, queueKey(lockKey), heartbeatsKey(lockKey), LockKeys.fenceKey(keyPrefix, lockKey)));
+	}
+
+	// a hash of owners, as the exclusive lock's
+	@Override
+	@SuppressWarnings("rawtypes")
+	public RedisScript<List> renewal() {
+		return ExclusiveLock.RENEW;
+	}
+
+	@Override
+	public Wakes wakes() {
+		return Wakes.NAMED;
+	}
+
 	/** The waiters in turn order. */
 	static String queueKey(String lockKey) {
 		return lockKey + ":queue";
@@ -83,23 +102,12 @@ final class FairLock implements LockKind {
 	}
 
 	@Override
-	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp) {
-		throw new UnsupportedOperationException("A fair lock is not passed between owners of one client");
-	}
-
-	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 2), owner.id(),
 					keys.channel(), Integer.toString(holdsBefore), Long.toString(keepMillis))
-			.thenApply(ReadWriteLocks::released);
-	}
-
-	@Override
-	public boolean supportsHoldAtLeast() {
-		return true;
+			.thenApply(LockReply::released);
 	}
 
 	@Override
@@ -120,24 +128,20 @@ final class FairLock implements LockKind {
 	}
 
 	@Override
-	public boolean marksWaiters() {
-		return true;
-	}
-
-	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
 		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 3), owner.id(),
 				keys.channel());
 	}
 
 	@Override
-	public boolean namesNextWaiter() {
-		return true;
+	public CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return KindReads.read(redis, keys, queueKey(keys.lockKey()))
+			.thenApply((replies) -> KindReads.ownerHash(mode(), keys, replies));
 	}
 
 	@Override
-	public boolean keepsWaitersAlive() {
-		return true;
+	public long aliveMillis() {
+		return ALIVE_MILLIS;
 	}
 
 	@Override

@@ -18,4 +18,10 @@ import org.jspecify.annotations.Nullable;
  */
 public record FairState(String name, String key, Map<String, Integer> holders, @Nullable Long fencingToken, long queued,
 		long remainingLeaseMillis, boolean keptForNobody) {
+
+	static FairState of(String name, KindState state) {
+		return new FairState(name, state.key(), state.holders(), state.fencingToken(), state.waiting(),
+				state.remainingLeaseMillis(), state.keptForNobody());
+	}
+
 }

@@ -40,7 +40,7 @@ final class Holds {
 
 	void add(Hold hold) {
 		this.holds.put(id(hold), hold);
-		if (this.queues != null && hold.lease().watchdog() && hold.keys().kind().passesLocally()) {
+		if (this.queues != null && hold.lease().watchdog() && hold.keys().kind() instanceof LockKind.PassesLocally) {
 			WaitQueue queue = this.queues.enter(hold.keys());
 			hold.queue(queue);
 			queue.held(hold);

@@ -1,7 +1,9 @@
 package io.github.redislock.internal;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -130,8 +132,9 @@ final class LockCommands {
 	 * {@link LockKind#continueRun}.
 	 */
 	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
+		LockKind.PassesLocally kind = passing(keys);
 		return this.calls.call(() -> describe("pass on", keys),
-				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true));
+				(redis) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true));
 	}
 
 	/**
@@ -140,26 +143,35 @@ final class LockCommands {
 	 * {@link LocalRun#askedAhead}).
 	 */
 	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
+		LockKind.PassesLocally kind = passing(keys);
 		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> keys.kind().continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false));
+				(redis) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false));
+	}
+
+	// only a hold of a kind that passes locally joins a local run (see Holds#add)
+	private static LockKind.PassesLocally passing(LockKeys keys) {
+		if (keys.kind() instanceof LockKind.PassesLocally kind) {
+			return kind;
+		}
+		throw new IllegalStateException("The " + keys + " is not passed among owners of one client");
 	}
 
 	/**
 	 * Withdraws the mark a waiter of the lock left in Redis, without waiting for the
 	 * answer; a failure only leaves the mark until it expires.
 	 */
-	CompletableFuture<?> withdrawAsync(LockKeys keys, Owner owner) {
+	CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
 		return this.calls.callAsync(() -> describe("withdraw a waiter of", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> keys.kind().withdraw(redis, keys, owner));
+				(redis) -> kind.withdraw(redis, keys, owner));
 	}
 
 	/**
 	 * Renews the places of these waiting owners of the lock; returns those no longer
 	 * waiting in Redis.
 	 */
-	List<String> keepAlive(LockKeys keys, List<String> owners) {
+	List<String> keepAlive(LockKind.KeepsWaitersAlive kind, LockKeys keys, List<String> owners) {
 		List<Object> missing = this.calls.call(() -> describe("renew " + owners.size() + " waiter(s) of", keys),
-				(redis) -> keys.kind().keepAlive(redis, keys, owners));
+				(redis) -> kind.keepAlive(redis, keys, owners));
 		List<String> gone = new ArrayList<>();
 		if (missing != null) {
 			for (Object owner : missing) {
@@ -183,26 +195,49 @@ final class LockCommands {
 
 	/**
 	 * Renews the given watchdog holds (all in one slot); returns those no longer held.
+	 * Each kind renews its own holds with its own script; the scripts of a batch with
+	 * several kinds go out together, pipelined, so that a renewal stays one round trip.
 	 */
 	List<Hold> renew(List<Hold> holds, long leaseMillis) {
+		Map<LockKind, List<Hold>> byKind = new LinkedHashMap<>();
+		for (Hold hold : holds) {
+			byKind.computeIfAbsent(hold.keys().kind(), (kind) -> new ArrayList<>()).add(hold);
+		}
+		List<List<Hold>> groups = List.copyOf(byKind.values());
+		List<List<Object>> lostPositions = this.calls.call(() -> "renew " + holds.size() + " lock lease(s)",
+				(redis) -> {
+					List<CompletableFuture<List<Object>>> replies = new ArrayList<>(groups.size());
+					for (List<Hold> group : groups) {
+						replies.add(renew(redis, group, leaseMillis).toCompletableFuture());
+					}
+					return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+						.thenApply((done) -> replies.stream().map(CompletableFuture::join).toList());
+				});
+		List<Hold> lost = new ArrayList<>();
+		for (int g = 0; g < groups.size(); g++) {
+			List<Object> positions = lostPositions.get(g);
+			if (positions != null) {
+				for (Object position : positions) {
+					lost.add(groups.get(g).get(((Number) position).intValue() - 1));
+				}
+			}
+		}
+		return lost;
+	}
+
+	// holds of one kind, in one script call
+	private static CompletionStage<List<Object>> renew(RedisClusterAsyncCommands<byte[], byte[]> redis,
+			List<Hold> holds, long leaseMillis) {
+		LockKind kind = holds.get(0).keys().kind();
 		List<String> keys = new ArrayList<>(holds.size());
 		String[] args = new String[holds.size() + 1];
 		args[0] = Long.toString(leaseMillis);
 		for (int i = 0; i < holds.size(); i++) {
 			Hold hold = holds.get(i);
-			hold.keys().kind().addRenewKeys(hold.keys(), keys);
-			args[i + 1] = hold.keys().field(hold.redisOwner());
+			kind.addRenewKeys(hold.keys(), keys);
+			args[i + 1] = kind.field(hold.redisOwner());
 		}
-		List<Object> lostPositions = this.calls.call(() -> "renew " + holds.size() + " lock lease(s)",
-				(redis) -> RedisCalls.<List<Object>>script(redis, LockScripts.RENEW, ScriptOutputType.MULTI, keys,
-						args));
-		List<Hold> lost = new ArrayList<>();
-		if (lostPositions != null) {
-			for (Object position : lostPositions) {
-				lost.add(holds.get(((Number) position).intValue() - 1));
-			}
-		}
-		return lost;
+		return RedisCalls.script(redis, kind.renewal(), ScriptOutputType.MULTI, keys, args);
 	}
 
 	static String describe(String operation, LockKeys keys) {

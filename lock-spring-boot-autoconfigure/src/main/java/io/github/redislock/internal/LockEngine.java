@@ -1,18 +1,12 @@
 package io.github.redislock.internal;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.observation.Observation;
 
@@ -37,19 +31,13 @@ final class LockEngine implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockEngine.class);
 
-	private final String clientId;
-
 	private final LockCommands commands;
 
 	private final LockReads reads;
 
 	private final Holds holds;
 
-	private final AtomicLong handleSequence = new AtomicLong();
-
-	// every lock() and unlock() asks for its thread's owner: made once per thread (its id
-	// and the id's bytes), and gone with the thread
-	private final ThreadLocal<Owner> threadOwners;
+	private final Owners owners;
 
 	private final WaitQueues queues;
 
@@ -65,32 +53,45 @@ final class LockEngine implements AutoCloseable {
 
 	private final Settlements settlements;
 
-	private static final AtomicInteger asyncThreadCount = new AtomicInteger();
+	// in-JVM passing of a released lock to this client's next waiter
+	private final LocalPasses passes;
 
 	// consecutive local passes while other clients wait; 0 for none
 	private final int maxLocalPasses;
 
-	// replies, wake-ups and timers of asynchronous acquisitions, made at the first one
-	@Nullable private ScheduledExecutorService asyncExecutor;
+	// replies, wake-ups and timers of asynchronous acquisitions
+	private final AsyncThread asyncThread = new AsyncThread();
 
 	private volatile boolean closed;
 
-	LockEngine(String clientId, LockCommands commands, LockReads reads, Holds holds, WaitQueues queues,
-			ReleaseSubscriptions subscriptions, LeaseWatchdog watchdog, LeaseLostNotifier notifier,
-			LockObservations observations, int maxLocalPasses) {
+	LockEngine(Owners owners, LockCommands commands, LockReads reads, Holds holds, WaitQueues queues,
+			ReleaseSubscriptions subscriptions, LeaseWatchdog watchdog, Settlements settlements,
+			LeaseLostNotifier notifier, LockObservations observations, int maxLocalPasses) {
 		this.maxLocalPasses = maxLocalPasses;
 		this.queues = queues;
 		this.notifier = notifier;
 		this.observations = observations;
-		this.clientId = clientId;
-		this.threadOwners = ThreadLocal.withInitial(() -> Owner.thread(clientId, Thread.currentThread()));
+		this.owners = owners;
 		this.commands = commands;
 		this.reads = reads;
 		this.holds = holds;
 		this.subscriptions = subscriptions;
 		this.watchdog = watchdog;
 		this.acquirer = new LockAcquirer(commands, holds, queues, subscriptions, maxLocalPasses);
-		this.settlements = new Settlements(commands);
+		this.settlements = settlements;
+		this.passes = new LocalPasses(commands, holds, observations, maxLocalPasses, new LocalPasses.Releases() {
+
+			@Override
+			public RuntimeException failed(Hold hold, RuntimeException ex) {
+				return releaseFailed(hold, ex);
+			}
+
+			@Override
+			public void released(Hold hold, LockReply reply) {
+				LockEngine.this.released(hold, reply);
+			}
+
+		});
 	}
 
 	/**
@@ -177,7 +178,7 @@ final class LockEngine implements AutoCloseable {
 		}
 		long start = System.nanoTime();
 		Observation observation = this.observations.startAcquire(keys);
-		ScheduledExecutorService asyncExecutor = asyncExecutor();
+		ScheduledExecutorService asyncExecutor = this.asyncThread.executor();
 		AsyncAcquisition acquisition = new AsyncAcquisition(keys, owner, lease, wait, this.commands, this.queues,
 				this.subscriptions, this.settlements, asyncExecutor,
 				(continuations != null) ? continuations : asyncExecutor,
@@ -209,19 +210,6 @@ final class LockEngine implements AutoCloseable {
 			}
 		});
 		return hold;
-	}
-
-	private synchronized ScheduledExecutorService asyncExecutor() {
-		if (this.asyncExecutor == null) {
-			ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (task) -> {
-				Thread thread = new Thread(task, "redis-lock-async-" + asyncThreadCount.incrementAndGet());
-				thread.setDaemon(true);
-				return thread;
-			});
-			executor.setRemoveOnCancelPolicy(true);
-			this.asyncExecutor = executor;
-		}
-		return this.asyncExecutor;
 	}
 
 	/**
@@ -257,7 +245,7 @@ final class LockEngine implements AutoCloseable {
 		}
 		if (hold.count() == 1) {
 			hold.releasing();
-			if (holdAtLeastMillis == 0 && passOn(hold, true)) {
+			if (holdAtLeastMillis == 0 && this.passes.passOn(hold, true)) {
 				return;
 			}
 		}
@@ -279,7 +267,7 @@ final class LockEngine implements AutoCloseable {
 	CompletableFuture<Void> releaseAsync(Hold hold, long holdAtLeastMillis) {
 		hold.releasing();
 		// passed on only when that needs no command: nothing here may wait for Redis
-		if (holdAtLeastMillis == 0 && hold.count() == 1 && passOn(hold, false)) {
+		if (holdAtLeastMillis == 0 && hold.count() == 1 && this.passes.passOn(hold, false)) {
 			return CompletableFuture.completedFuture(null);
 		}
 		return this.commands
@@ -313,7 +301,7 @@ final class LockEngine implements AutoCloseable {
 	 */
 	void giveBack(Hold hold) {
 		try {
-			asyncExecutor().execute(() -> releaseAsync(hold, 0).exceptionally((ex) -> null));
+			this.asyncThread.executor().execute(() -> releaseAsync(hold, 0).exceptionally((ex) -> null));
 		}
 		catch (RejectedExecutionException closed) {
 			forget(hold, null);
@@ -324,11 +312,11 @@ final class LockEngine implements AutoCloseable {
 	// A waiter that leaves without the lock takes back the mark it left in Redis (a
 	// waiting writer's keeps new readers out); without an answer, the mark expires
 	private void withdraw(LockKeys keys, Owner owner, Wait wait) {
-		if (wait.isNone() || !keys.kind().marksWaiters()) {
+		if (wait.isNone() || !(keys.kind() instanceof LockKind.MarksWaiters kind)) {
 			return;
 		}
 		try {
-			this.commands.withdrawAsync(keys, owner).exceptionally((ex) -> {
+			this.commands.withdrawAsync(kind, keys, owner).exceptionally((ex) -> {
 				withdrawFailed(keys, ex);
 				return null;
 			});
@@ -357,7 +345,7 @@ final class LockEngine implements AutoCloseable {
 		Assert.isTrue(!holdAtLeast.isNegative(),
 				() -> "holdAtLeast of lock '" + keys.name() + "' must not be negative, was " + holdAtLeast);
 		long millis = holdAtLeast.toMillis();
-		if (millis > 0 && !keys.kind().supportsHoldAtLeast()) {
+		if (millis > 0 && !(keys.kind() instanceof LockKind.KeepsForNobody)) {
 			throw new UnsupportedOperationException(release + "(holdAtLeast) is not supported by the "
 					+ keys.kind().mode() + " lock '" + keys.name() + "' yet; the " + holder + " still holds it: call "
 					+ release + "() and keep it held longer before");
@@ -496,61 +484,10 @@ final class LockEngine implements AutoCloseable {
 		return this.holds.get(keys, owner) != null;
 	}
 
-	int heldCount() {
-		return this.holds.size();
-	}
-
-	int subscribedCount() {
-		return this.subscriptions.channelCount();
-	}
-
-	int waitingCount() {
-		return this.queues.waitingCount();
-	}
-
-	List<HeldLock> heldLocks() {
-		return this.holds.describe();
-	}
-
-	Map<String, Integer> waitingByLock() {
-		return this.queues.waitingByLock();
-	}
-
-	/**
-	 * The plain reads, for what the inspector asks of kinds the engine has no verb for.
-	 */
-	LockReads reads() {
-		return this.reads;
-	}
-
-	LockState state(LockKeys keys) {
-		return this.reads.state(keys);
-	}
-
-	List<Long> remainingLeaseMillis(List<String> lockKeys) {
-		return this.reads.remainingLeaseMillis(lockKeys);
-	}
-
-	int watchdogCount() {
-		return this.watchdog.watchedCount();
-	}
-
-	void renewNow() {
-		this.watchdog.renewAll();
-	}
-
-	int settlingCount() {
-		return this.settlements.pendingCount();
-	}
-
 	@Override
 	public void close() {
 		this.closed = true;
-		synchronized (this) {
-			if (this.asyncExecutor != null) {
-				this.asyncExecutor.shutdownNow();
-			}
-		}
+		this.asyncThread.close();
 		this.settlements.close();
 		this.watchdog.close();
 		this.subscriptions.close();
@@ -567,97 +504,6 @@ final class LockEngine implements AutoCloseable {
 			return false;
 		}
 		return (lease.watchdog() && held.lease().watchdog()) || held.leaseOutlasts(lease.millis());
-	}
-
-	/**
-	 * Passes the lock from the hold, at its last release, to the owner of this client
-	 * that waits longest for it, when it takes a pass, without freeing it in Redis: asks
-	 * Redis nothing while reserved tokens last and the lease was confirmed lately, else
-	 * one script, which also gives the lock up when another client waits (see
-	 * {@link LocalRun}).
-	 * @param mayAskRedis whether the pass may run a command first, when the run's tokens
-	 * are spent or its lease was confirmed too long ago; if not, the lock is not passed
-	 * then
-	 * @return whether the hold's release is done: passed, or given up for other clients
-	 */
-	private boolean passOn(Hold hold, boolean mayAskRedis) {
-		WaitQueue queue = hold.queue();
-		if (queue == null || hold.isLost() || !hold.lease().watchdog()) {
-			return false;
-		}
-		LocalRun run = hold.run();
-		WaitQueue.Waiter next = queue.takeForPass(hold);
-		Owner to = (next != null) ? next.passableOwner() : null;
-		if (next == null || to == null) {
-			return false;
-		}
-		long leaseMillis = hold.lease().millis();
-		boolean local = run.canPassLocally(leaseMillis);
-		if (!local) {
-			LockReply ahead = run.continueAhead(mayAskRedis);
-			if (ahead instanceof LockReply.Released) {
-				queue.othersWaited(true);
-			}
-			local = ahead instanceof LockReply.Granted && run.canPassLocally(leaseMillis);
-		}
-		if (!local && !mayAskRedis) {
-			queue.notPassed(hold, next);
-			return false;
-		}
-		long token;
-		if (local) {
-			token = run.takeToken();
-		}
-		else {
-			long sentAt = System.nanoTime();
-			long messagesBefore = queue.messages();
-			LockReply reply = null;
-			RuntimeException failure = null;
-			try {
-				reply = this.commands.continueRun(hold.keys(), hold.redisOwner(), this.maxLocalPasses, hold.lease());
-			}
-			catch (RuntimeException ex) {
-				failure = ex;
-			}
-			if (!(reply instanceof LockReply.Granted granted)) {
-				// Not passed: given up for another client's waiters (who were told),
-				// lost,
-				// or no answer. This client's waiters ask Redis again; after the others'
-				// turn when it was given up.
-				if (reply instanceof LockReply.Released) {
-					queue.othersWaited(true);
-					queue.reservedForOthers(sentAt + TimeUnit.MILLISECONDS.toNanos(this.commands.yieldMillis()),
-							messagesBefore);
-				}
-				queue.passFailed();
-				next.wake();
-				if (failure != null) {
-					throw releaseFailed(hold, failure);
-				}
-				// continueRun answered, or it failed
-				Assert.state(reply != null, "No reply");
-				released(hold, reply);
-				return true;
-			}
-			queue.othersWaited(false);
-			token = run.continued(granted, sentAt);
-		}
-		// Asked ahead only while no other client waited lately: when one did, the answer
-		// is most likely that one waits again, and the pass that gives the lock up must
-		// ask Redis again anyway (one script more per turn of two clients taking turns).
-		if (run.spent() && !queue.othersWaited()) {
-			run.askedAhead(
-					this.commands.continueRunAhead(hold.keys(), run.redisOwner(), this.maxLocalPasses, hold.lease()),
-					System.nanoTime());
-		}
-		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, run);
-		this.holds.passed(hold, passed);
-		hold.ended(null);
-		if (logger.isDebugEnabled()) {
-			logger.debug("Passed lock '" + hold.keys().name() + "' to " + to.describe() + " (token " + token + ")");
-		}
-		next.pass(passed);
-		return true;
 	}
 
 	private Hold onAcquired(LockKeys keys, Owner owner, LockReply.Granted grant, Lease lease, long start) {
@@ -698,19 +544,9 @@ final class LockEngine implements AutoCloseable {
 		hold.ended(failure);
 	}
 
-	/** The current thread as an owner. */
-	Owner currentThread() {
-		return this.threadOwners.get();
-	}
-
-	/** A fresh handle owner, for one acquisition. */
-	Owner newHandle() {
-		return Owner.handle(this.clientId, this.handleSequence.incrementAndGet());
-	}
-
-	/** Whether an owner id found in Redis is one of this client's. */
-	boolean isOwnedHere(String ownerId) {
-		return ownerId.startsWith(this.clientId + ":");
+	/** The client's owners: its threads and handles. */
+	Owners owners() {
+		return this.owners;
 	}
 
 }

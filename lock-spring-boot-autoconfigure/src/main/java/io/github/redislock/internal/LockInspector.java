@@ -42,6 +42,13 @@ public interface LockInspector {
 	/** Acquisitions and releases whose outcome is being settled in the background. */
 	int settlingCount();
 
+	/**
+	 * What Redis holds for every kind's lock of the name, whoever holds it, each read by
+	 * its kind: one per layout (a read/write lock's two sides once), in the order of
+	 * {@link LockType}, in one round trip.
+	 */
+	List<KindState> kindStates(String name);
+
 	/** What Redis holds for the named lock, whoever holds it, in one round trip. */
 	LockState lockState(String name);
 

@@ -40,19 +40,17 @@ final class LockKeys {
 	/**
 	 * @param name the lock's name
 	 * @param lockKey the hash holding owners and hold counts
-	 * @param fenceKey the counter fencing tokens come from, shared by all names in the
-	 * slot
 	 * @param channel where a release this lock's waiters wait for is published
 	 * @param kind what acquiring and releasing mean
 	 * @param id what this client knows the lock by (its holds, waiters and settlements):
 	 * the lock key, unless two kinds share it (a read/write lock's read and write side)
-	 * @param scriptKeys the keys the kind's acquire script is given
+	 * @param scriptKeys the keys the kind's acquire script is given, the fencing counter
+	 * (shared by all names in the slot) last
 	 */
-	private LockKeys(String name, String lockKey, String fenceKey, String channel, LockKind kind, String id,
-			List<String> scriptKeys) {
+	private LockKeys(String name, String lockKey, String channel, LockKind kind, String id, List<String> scriptKeys) {
 		this.name = name;
 		this.lockKey = lockKey;
-		this.fenceKey = fenceKey;
+		this.fenceKey = scriptKeys.get(scriptKeys.size() - 1);
 		this.channel = channel;
 		this.kind = kind;
 		this.id = id;
@@ -65,40 +63,25 @@ final class LockKeys {
 		this.channelBytes = RedisCalls.bytes(channel);
 	}
 
-	/** The exclusive lock of that name. */
-	static LockKeys of(String keyPrefix, String name) {
-		String lockKey = keyPrefix + "{" + name + "}";
-		String fenceKey = fenceKey(keyPrefix, lockKey);
-		return new LockKeys(name, lockKey, fenceKey, lockKey + ":released", ExclusiveLock.INSTANCE, lockKey,
-				List.of(lockKey, fenceKey));
+	/**
+	 * The keys of a lock whose kind keeps them in the order its scripts want: a kind's
+	 * {@link LockKind#keys} builds them from {@link #lockKey(String, String, String)} and
+	 * {@link #fenceKey(String, String)}.
+	 */
+	static LockKeys of(String name, String lockKey, String channel, LockKind kind, String id, List<String> scriptKeys) {
+		return new LockKeys(name, lockKey, channel, kind, id, scriptKeys);
 	}
 
-	/** The fair lock of that name; see {@link FairLock}. */
-	static LockKeys fair(String keyPrefix, String name) {
-		String lockKey = keyPrefix + "{" + name + "}:fair";
-		String fenceKey = fenceKey(keyPrefix, lockKey);
-		return new LockKeys(name, lockKey, fenceKey, lockKey + ":released", FairLock.INSTANCE, lockKey,
-				List.of(lockKey, FairLock.queueKey(lockKey), FairLock.heartbeatsKey(lockKey), fenceKey));
+	/**
+	 * The hash of the named lock of a kind: the name in braces (its cluster hash tag),
+	 * then the kind's suffix, empty for the exclusive lock.
+	 */
+	static String lockKey(String keyPrefix, String name, String suffix) {
+		return keyPrefix + "{" + name + "}" + suffix;
 	}
 
-	/** The read side of the read/write lock of that name; see {@link ReadWriteLocks}. */
-	static LockKeys read(String keyPrefix, String name) {
-		return readWrite(keyPrefix, name, ReadWriteLocks.READ);
-	}
-
-	/** The write side of the read/write lock of that name. */
-	static LockKeys write(String keyPrefix, String name) {
-		return readWrite(keyPrefix, name, ReadWriteLocks.WRITE);
-	}
-
-	private static LockKeys readWrite(String keyPrefix, String name, ReadWriteLocks.Side side) {
-		String lockKey = keyPrefix + "{" + name + "}:rw";
-		String fenceKey = fenceKey(keyPrefix, lockKey);
-		return new LockKeys(name, lockKey, fenceKey, side.channel(lockKey), side, side.id(lockKey),
-				List.of(lockKey, ReadWriteLocks.readersKey(lockKey), ReadWriteLocks.writersKey(lockKey), fenceKey));
-	}
-
-	private static String fenceKey(String keyPrefix, String lockKey) {
+	/** The fencing counter shared by every lock in the lock key's cluster slot. */
+	static String fenceKey(String keyPrefix, String lockKey) {
 		int slot = ClusterSlotHashUtil.calculateSlot(lockKey);
 		return keyPrefix + "fence:{" + SlotTags.tagFor(slot) + "}";
 	}

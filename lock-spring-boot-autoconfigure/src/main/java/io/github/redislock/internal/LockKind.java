@@ -5,14 +5,30 @@ import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
+import org.springframework.data.redis.core.script.RedisScript;
+
 /**
- * One kind of lock: its scripts and how their replies read. The engine runs the kind's
- * commands through {@link LockCommands} (timeouts, replica acknowledgement), keeps the
- * holds, renews leases and makes waiters wait; a kind only says what acquiring, releasing
- * and extending one owner's hold mean in Redis. Every key a kind touches is one of its
- * {@link LockKeys}, in one cluster slot.
+ * One kind of lock, as one unit: its key layout, its scripts and how their replies read,
+ * how its leases are renewed and how its state reads for the {@code locks} endpoint. The
+ * engine runs the kind's commands through {@link LockCommands} (timeouts, replica
+ * acknowledgement), keeps the holds, renews leases and makes waiters wait, and never
+ * names a kind: it asks the kind. {@link LockType} lists the kinds.
+ * <p>
+ * What only some kinds can do is a capability type a kind implements
+ * ({@link PassesLocally}, {@link KeepsForNobody}, {@link MarksWaiters},
+ * {@link KeepsWaitersAlive}); a kind without it simply is not one. Every key a kind
+ * touches is one of its {@link LockKeys}, in one cluster slot.
  */
 interface LockKind {
+
+	/**
+	 * The kind as meters, traces and the {@code locks} endpoint name it:
+	 * {@code exclusive}, {@code read}, {@code write} or {@code fair}.
+	 */
+	String mode();
+
+	/** The Redis names of this kind's lock of that name: its key layout. */
+	LockKeys keys(String keyPrefix, String name);
 
 	/**
 	 * Sends the acquire command.
@@ -26,34 +42,17 @@ interface LockKind {
 			Lease lease, int holdsBefore, int tokens, boolean waits);
 
 	/**
-	 * Sends the command that lets this client go on passing a lock it holds among its own
-	 * owners without freeing it in Redis (see {@link LocalRun}), or gives the lock up
-	 * when another client waits for it.
-	 * @param holder the owner Redis knows as the holder
-	 * @param tokens how many fencing tokens to reserve
-	 * @param yieldMillis how long a lock given up stays reserved for other clients
-	 * @param giveUp whether to give the lock up when another client waits; if not, the
-	 * reply only says so (asked ahead of time, while an owner of this client still holds
-	 * the lock)
-	 * @return {@link LockReply.Granted} with the first reserved token to go on;
-	 * {@link LockReply.Released} when another client waits (the lock was given up if
-	 * {@code giveUp}); {@link LockReply#NOT_HELD} when the holder no longer holds it
-	 */
-	CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner holder,
-			int tokens, Lease lease, long yieldMillis, boolean giveUp);
-
-	/**
 	 * Sends the release command for one hold; the last one frees the lock and tells its
 	 * waiters.
 	 * @param holdsBefore the owner's holds before this release
-	 * @param keepMillis after the last hold, how long the lock stays taken for nobody
-	 * (what is left of a {@code holdAtLeast}); 0 frees it at once
+	 * @param keepMillis after the last hold, how long the lock stays taken for nobody;
+	 * never above 0 unless the kind {@link KeepsForNobody}
 	 * @param yieldMillis when another client waits, how long the freed lock stays
 	 * reserved for the other clients; 0 frees it for anybody
 	 * @param othersOnly whether this client wakes its own waiters itself, so that the
 	 * release needs telling only when another client's waiter waits; only ever true for a
-	 * kind that {@link #passesLocally() passes locally} (its holds are the ones a wait
-	 * queue tracks), so the others tell always and may ignore it
+	 * kind that {@link PassesLocally} (its holds are the ones a wait queue tracks), so
+	 * the others tell always and may ignore it
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
 	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
@@ -72,90 +71,130 @@ interface LockKind {
 	 */
 	CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
 
-	/**
-	 * Sends the plain reads that tell whether anybody holds the lock.
-	 */
+	/** Sends the plain reads that tell whether anybody holds the lock. */
 	CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
 
 	/**
-	 * The kind as meters, traces and the {@code locks} endpoint name it:
-	 * {@code exclusive}, {@code read}, {@code write} or {@code fair}.
+	 * Sends the plain reads that tell who holds the lock, as the {@code locks} endpoint
+	 * shows every kind; kinds that share a layout (a read/write lock's sides) read it
+	 * alike.
 	 */
-	String mode();
+	CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
 
 	/**
-	 * The owner's field in the lock's hash, its hold count; {@code renew.lua} tells the
-	 * kinds apart by it.
+	 * The script that renews many watchdog leases of this kind in one cluster slot: given
+	 * the keys {@link #addRenewKeys} adds for each hold, {@code ARGV[1]} the lease and
+	 * {@code ARGV[i + 1]} the {@link #field} of the i-th hold's owner, it answers the
+	 * 1-based positions of the holds no longer held.
 	 */
-	default String field(Owner owner) {
-		return owner.id();
-	}
+	@SuppressWarnings("rawtypes")
+	RedisScript<List> renewal();
 
-	/** Adds the keys {@code renew.lua} is given for one hold of this kind. */
+	/** Adds the keys the {@link #renewal()} script is given for one hold. */
 	default void addRenewKeys(LockKeys keys, List<String> into) {
 		into.add(keys.lockKey());
 	}
 
+	/** The owner's field in the lock's hash, its hold count. */
+	default String field(Owner owner) {
+		return owner.id();
+	}
+
+	/** Which of the lock's waiters a release wakes. */
+	default Wakes wakes() {
+		return Wakes.ONE;
+	}
+
 	/**
-	 * Whether the client may pass a lock of this kind among its owners without freeing it
-	 * in Redis (see {@link LocalRun}).
+	 * Whether an owner that holds {@code held} of the same name already holds this kind
+	 * too (a writer reads), so that taking it is a re-entry that needs nothing more.
 	 */
-	default boolean passesLocally() {
+	default boolean isCoveredBy(LockKind held) {
 		return false;
 	}
 
 	/**
-	 * Whether a waiter of this kind leaves a mark in Redis that it must withdraw when it
-	 * stops waiting without the lock (see {@link #withdraw}).
+	 * Whether an owner that holds {@code held} of the same name would wait for itself if
+	 * it took this kind (a reader that asks to write).
 	 */
-	default boolean marksWaiters() {
+	default boolean waitsForItselfHolding(LockKind held) {
 		return false;
 	}
 
-	/**
-	 * Sends the command that withdraws a waiter's mark, when {@link #marksWaiters()}.
-	 */
-	default CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
-		throw new UnsupportedOperationException("Waiters of this kind leave no mark");
+	/** Which waiters a release message wakes. */
+	enum Wakes {
+
+		/** The one asleep longest: one owner can have it next. */
+		ONE,
+
+		/** Every waiter: a shared lock lets them all in. */
+		ALL,
+
+		/** The waiter the message names, whose turn it is. */
+		NAMED
+
 	}
 
 	/**
-	 * Whether a release message names the one waiter whose turn it is (a fair lock), so
-	 * that only that waiter is woken.
+	 * A kind whose lock the client may pass among its own owners without freeing it in
+	 * Redis (see {@link LocalRun}).
 	 */
-	default boolean namesNextWaiter() {
-		return false;
+	interface PassesLocally extends LockKind {
+
+		/**
+		 * Sends the command that lets this client go on passing a lock it holds among its
+		 * own owners without freeing it in Redis, or gives the lock up when another
+		 * client waits for it.
+		 * @param holder the owner Redis knows as the holder
+		 * @param tokens how many fencing tokens to reserve
+		 * @param yieldMillis how long a lock given up stays reserved for other clients
+		 * @param giveUp whether to give the lock up when another client waits; if not,
+		 * the reply only says so (asked ahead of time, while an owner of this client
+		 * still holds the lock)
+		 * @return {@link LockReply.Granted} with the first reserved token to go on;
+		 * {@link LockReply.Released} when another client waits (the lock was given up if
+		 * {@code giveUp}); {@link LockReply#NOT_HELD} when the holder no longer holds it
+		 */
+		CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+				Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp);
+
 	}
 
 	/**
-	 * Whether the client renews the places of its waiting owners in Redis (see
+	 * A kind whose release may keep the lock taken for nobody for a while
+	 * ({@code holdAtLeast}).
+	 */
+	interface KeepsForNobody extends LockKind {
+
+	}
+
+	/**
+	 * A kind whose waiter leaves a mark in Redis that it withdraws when it stops waiting
+	 * without the lock.
+	 */
+	interface MarksWaiters extends LockKind {
+
+		/** Sends the command that withdraws a waiter's mark. */
+		CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner);
+
+	}
+
+	/**
+	 * A kind whose waiters' places in Redis their client renews (see
 	 * {@link WaiterHeartbeats}).
 	 */
-	default boolean keepsWaitersAlive() {
-		return false;
-	}
+	interface KeepsWaitersAlive extends MarksWaiters {
 
-	/**
-	 * Sends the command that renews the places of the given waiting owners, when
-	 * {@link #keepsWaitersAlive()}.
-	 * @return the owners no longer waiting in Redis
-	 */
-	default CompletionStage<List<Object>> keepAlive(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			List<String> owners) {
-		throw new UnsupportedOperationException("Waiters of this kind have no place to keep");
-	}
+		/**
+		 * Sends the command that renews the places of the given waiting owners.
+		 * @return the owners no longer waiting in Redis
+		 */
+		CompletionStage<List<Object>> keepAlive(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+				List<String> owners);
 
-	/** Whether a release may keep the lock taken for nobody ({@code holdAtLeast}). */
-	default boolean supportsHoldAtLeast() {
-		return false;
-	}
+		/** How long a waiter keeps its place without a renewal. */
+		long aliveMillis();
 
-	/**
-	 * Whether a release lets every waiter in (a shared lock), so that a release message
-	 * wakes them all rather than the one asleep longest.
-	 */
-	default boolean wakesAllWaiters() {
-		return false;
 	}
 
 }

@@ -30,13 +30,13 @@ final class LockMeters {
 
 	private final List<Meter> gauges;
 
-	LockMeters(MeterRegistry registry, LockEngine engine) {
+	LockMeters(MeterRegistry registry, ClientInspection inspection) {
 		this.registry = registry;
 		this.gauges = List.of(
-				Gauge.builder(HELD, engine, LockEngine::heldCount)
+				Gauge.builder(HELD, inspection, ClientInspection::heldCount)
 					.description("Locks the threads and handles of this instance hold now")
 					.register(registry),
-				Gauge.builder(WAITING, engine, LockEngine::waitingCount)
+				Gauge.builder(WAITING, inspection, ClientInspection::waitingCount)
 					.description("Callers of this instance waiting for a lock now")
 					.register(registry));
 	}

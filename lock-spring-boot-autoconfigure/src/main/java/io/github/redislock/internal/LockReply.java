@@ -1,13 +1,44 @@
 package io.github.redislock.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * What a lock script answered, decoded by its {@link LockKind}: the engine decides on
- * these and never sees a script's raw numbers.
+ * What a lock script answered, decoded here for every {@link LockKind}: the engine
+ * decides on these and never sees a script's raw numbers.
+ * <p>
+ * Every kind's scripts answer alike. An acquire script answers the fencing token
+ * ({@code > 0}) when granted; when busy, minus how long to wait at most before asking
+ * again, in milliseconds ({@code < 0}: the holder's remaining lease, or a kind's own
+ * bound), or {@code 0} when no time is known (the holder's key has no expiry: it was not
+ * written by this library). A release script answers the owner's holds left
+ * ({@code > 0}), {@code 0} when the owner holds it no more, {@code -1} when the owner
+ * held nothing. A yes/no script (extend, force-unlock, withdraw) answers {@code 1} or
+ * {@code 0}.
  */
 sealed interface LockReply {
 
 	/** The singleton {@link NotHeld} reply. */
 	LockReply NOT_HELD = new NotHeld();
+
+	/**
+	 * Decodes an acquire script's reply.
+	 * @param tokens how many tokens a grant reserved (see {@link Granted#tokens()})
+	 */
+	static LockReply acquired(@Nullable Long reply, int tokens) {
+		long value = (reply != null) ? reply : 0;
+		return (value > 0) ? new Granted(value, tokens) : new Busy(-value);
+	}
+
+	/** Decodes a release script's reply. */
+	static LockReply released(@Nullable Long reply) {
+		long value = (reply != null) ? reply : -1;
+		return (value < 0) ? NOT_HELD : new Released((int) value);
+	}
+
+	/** Decodes a yes/no script's reply. */
+	static boolean yes(@Nullable Long reply) {
+		return reply != null && reply == 1L;
+	}
 
 	/**
 	 * The lock was acquired, or re-entered.
@@ -28,8 +59,9 @@ sealed interface LockReply {
 	/**
 	 * Another owner holds the lock.
 	 *
-	 * @param remainingLeaseMillis what is left of its lease, or 0 when its key has no
-	 * expiry (not written by this library)
+	 * @param remainingLeaseMillis how long to wait at most before asking again: what is
+	 * left of its lease, or a kind's own bound; 0 when no time is known (its key has no
+	 * expiry: not written by this library)
 	 */
 	record Busy(long remainingLeaseMillis) implements LockReply {
 

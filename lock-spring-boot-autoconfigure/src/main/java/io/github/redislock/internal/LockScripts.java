@@ -3,7 +3,6 @@ package io.github.redislock.internal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -21,10 +20,6 @@ final class LockScripts {
 
 	/** Free whoever holds: 1 when freed. */
 	static final RedisScript<Long> FORCE_UNLOCK = load("force-unlock.lua", Long.class);
-
-	/** Renew many watchdog leases of one slot: positions of the locks no longer held. */
-	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> RENEW = load("renew.lua", List.class);
 
 	private LockScripts() {
 	}

@@ -18,4 +18,10 @@ import org.jspecify.annotations.Nullable;
  */
 public record LockState(String name, String key, Map<String, Integer> holders, @Nullable Long fencingToken,
 		long remainingLeaseMillis, boolean keptForNobody) {
+
+	static LockState of(String name, KindState state) {
+		return new LockState(name, state.key(), state.holders(), state.fencingToken(), state.remainingLeaseMillis(),
+				state.keptForNobody());
+	}
+
 }

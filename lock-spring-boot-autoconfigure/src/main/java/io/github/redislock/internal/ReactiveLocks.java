@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -123,14 +124,18 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			List<String> toTake = new ArrayList<>(names.size());
 			Set<HeldName> holding = new HashSet<>(held);
 			for (String name : names) {
-				if (type == LockType.READ && held.contains(new HeldName(this.client, LockType.WRITE, name))) {
-					// the pipeline writes: a read needs nothing more
+				if (holdsCovering(held, type, name)) {
+					// the pipeline holds a lock of the name that covers this one (it
+					// writes, so it may read): nothing more to take
 					continue;
 				}
-				if (type == LockType.WRITE && held.contains(new HeldName(this.client, LockType.READ, name))) {
-					return Flux.error(new IllegalMonitorStateException("This pipeline holds the read lock of '" + name
-							+ "' and cannot take its write lock: it would wait for its own read lock. "
-							+ "Take the write lock from the start"));
+				LockType blocking = heldBlocking(held, type, name);
+				if (blocking != null) {
+					return Flux.error(new IllegalMonitorStateException("This pipeline holds the "
+							+ blocking.name().toLowerCase(Locale.ROOT) + " lock of '" + name + "' and cannot take its "
+							+ type.name().toLowerCase(Locale.ROOT) + " lock: it would wait for its own "
+							+ blocking.name().toLowerCase(Locale.ROOT) + " lock. Take the "
+							+ type.name().toLowerCase(Locale.ROOT) + " lock from the start"));
 				}
 				if (holding.add(new HeldName(this.client, type, name))) {
 					toTake.add(name);
@@ -145,6 +150,24 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			return underLocks(type, toTake, 0, start, waitTime, leaseTime, policy, run).onErrorResume(NotAcquired.class,
 					(notAcquired) -> ifNotAcquired.apply(notAcquired.exception));
 		});
+	}
+
+	private boolean holdsCovering(Set<HeldName> held, LockType type, String name) {
+		for (LockType other : LockType.values()) {
+			if (type.isCoveredBy(other) && held.contains(new HeldName(this.client, other, name))) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private @Nullable LockType heldBlocking(Set<HeldName> held, LockType type, String name) {
+		for (LockType other : LockType.values()) {
+			if (type.waitsForItselfHolding(other) && held.contains(new HeldName(this.client, other, name))) {
+				return other;
+			}
+		}
+		return null;
 	}
 
 	private <T> Flux<T> underLocks(LockType type, List<String> names, int index, long start, Duration waitTime,

@@ -24,6 +24,13 @@ final class ReadLock implements ReadWriteLocks.Side {
 	/** Set the reader's remaining lease: 1 when it reads, 0 when not. */
 	private static final RedisScript<Long> EXTEND = LockScripts.load("read-extend.lua", Long.class);
 
+	/**
+	 * Renew many readers' leases: positions of those that no longer read. A reader's
+	 * lease end goes in the sorted set; the hash and the set only ever grow longer.
+	 */
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> RENEW = LockScripts.load("read-renew.lua", List.class);
+
 	private static final byte[] READERS = RedisCalls.bytes("rn");
 
 	ReadLock() {
@@ -55,8 +62,20 @@ final class ReadLock implements ReadWriteLocks.Side {
 	}
 
 	@Override
-	public boolean wakesAllWaiters() {
-		return true;
+	@SuppressWarnings("rawtypes")
+	public RedisScript<List> renewal() {
+		return RENEW;
+	}
+
+	@Override
+	public Wakes wakes() {
+		return Wakes.ALL;
+	}
+
+	// a writer may read too (a downgrade)
+	@Override
+	public boolean isCoveredBy(LockKind held) {
+		return held instanceof WriteLock;
 	}
 
 	@Override
@@ -74,7 +93,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Integer.toString(holdsBefore), ReadWriteLocks.writersChannel(keys.lockKey()))
-			.thenApply(ReadWriteLocks::released);
+			.thenApply(LockReply::released);
 	}
 
 	@Override
@@ -83,7 +102,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 		return RedisCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Long.toString(leaseMillis))
-			.thenApply((held) -> held != null && held == 1L);
+			.thenApply(LockReply::yes);
 	}
 
 	@Override

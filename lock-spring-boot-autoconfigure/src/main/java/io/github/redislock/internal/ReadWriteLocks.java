@@ -1,6 +1,10 @@
 package io.github.redislock.internal;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
@@ -59,10 +63,20 @@ final class ReadWriteLocks {
 		/** What the client knows this side by, apart from the other side. */
 		String id(String lockKey);
 
+		// both sides share one hash and its neighbours, and are told apart by their
+		// channels and the ids this client knows them by
 		@Override
-		default CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-				Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp) {
-			throw new UnsupportedOperationException("A read/write lock is not passed between owners of one client");
+		default LockKeys keys(String keyPrefix, String name) {
+			String lockKey = LockKeys.lockKey(keyPrefix, name, ":rw");
+			return LockKeys.of(name, lockKey, channel(lockKey), this, id(lockKey),
+					List.of(lockKey, readersKey(lockKey), writersKey(lockKey), LockKeys.fenceKey(keyPrefix, lockKey)));
+		}
+
+		// either side reads the whole lock: its readers, its writer, the writers waiting
+		@Override
+		default CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+			return KindReads.read(redis, keys, writersKey(keys.lockKey()))
+				.thenApply((replies) -> ReadWriteLocks.state(keys, replies));
 		}
 
 		// either side frees the whole lock, and wakes both sides' waiters
@@ -71,9 +85,50 @@ final class ReadWriteLocks {
 			return RedisCalls
 				.<Long>script(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, holderKeys(keys),
 						readersChannel(keys.lockKey()), writersChannel(keys.lockKey()))
-				.thenApply((freed) -> freed != null && freed == 1L);
+				.thenApply(LockReply::yes);
 		}
 
+	}
+
+	/** The endpoint's mode of both sides. */
+	static final String MODE = "readWrite";
+
+	/**
+	 * The read/write lock's state: every reader and the writer among its holders (an
+	 * owner that writes and reads with the sum of its holds), the writer's token while
+	 * there is one, else the read phase's; in its details the {@code readers} by owner,
+	 * the {@code writer}, its {@code writeHolds}, the {@code readToken} and the
+	 * {@code writeToken}.
+	 */
+	static KindState state(LockKeys keys, KindReads.Replies replies) {
+		Map<String, String> fields = replies.fields();
+		Map<String, Integer> readers = new TreeMap<>();
+		fields.forEach((field, value) -> {
+			if (field.startsWith("r:")) {
+				readers.put(field.substring(2), Integer.valueOf(value));
+			}
+		});
+		String writer = fields.get("writer");
+		String writeHoldsField = (writer != null) ? fields.get("w:" + writer) : null;
+		int writeHolds = (writeHoldsField != null) ? Integer.parseInt(writeHoldsField) : 0;
+		Map<String, Integer> holders = new TreeMap<>(readers);
+		Long readToken = KindReads.longOrNull(fields.get("rt"));
+		Long writeToken = KindReads.longOrNull(fields.get("wt"));
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("readers", Collections.unmodifiableMap(readers));
+		if (writer != null) {
+			holders.merge(writer, writeHolds, Integer::sum);
+			details.put("writer", writer);
+		}
+		details.put("writeHolds", writeHolds);
+		if (readToken != null) {
+			details.put("readToken", readToken);
+		}
+		if (writeToken != null) {
+			details.put("writeToken", writeToken);
+		}
+		return new KindState(MODE, keys.lockKey(), holders, (writer != null) ? writeToken : readToken, replies.ttl(),
+				false, replies.count(), Collections.unmodifiableMap(details));
 	}
 
 	/** The hash and the readers' lease ends: what a release touches. */
@@ -81,14 +136,9 @@ final class ReadWriteLocks {
 		return keys.scriptKeys().subList(0, 2);
 	}
 
+	/** Decodes an acquire script's reply: one token, shared by a read phase. */
 	static LockReply acquired(@Nullable Long reply) {
-		long value = (reply != null) ? reply : 0;
-		return (value > 0) ? new LockReply.Granted(value, 1) : new LockReply.Busy(-value);
-	}
-
-	static LockReply released(@Nullable Long reply) {
-		long value = (reply != null) ? reply : -1;
-		return (value < 0) ? LockReply.NOT_HELD : new LockReply.Released((int) value);
+		return LockReply.acquired(reply, 1);
 	}
 
 }

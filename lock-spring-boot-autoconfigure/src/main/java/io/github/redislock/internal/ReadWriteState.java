@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -21,4 +22,20 @@ import org.jspecify.annotations.Nullable;
 public record ReadWriteState(String name, String key, Map<String, Integer> readers, @Nullable String writer,
 		int writeHolds, @Nullable Long readToken, @Nullable Long writeToken, long waitingWriters,
 		long remainingLeaseMillis) {
+
+	/**
+	 * The read/write lock's state from what its kind read.
+	 * @param name the lock's name
+	 * @param state the state its kind read, with the details it gives
+	 * @return the state
+	 */
+	@SuppressWarnings("unchecked")
+	public static ReadWriteState of(String name, KindState state) {
+		Map<String, Object> details = state.details();
+		return new ReadWriteState(name, state.key(),
+				(Map<String, Integer>) Objects.requireNonNull(details.get("readers")), (String) details.get("writer"),
+				(Integer) Objects.requireNonNull(details.get("writeHolds")), (Long) details.get("readToken"),
+				(Long) details.get("writeToken"), state.waiting(), state.remainingLeaseMillis());
+	}
+
 }

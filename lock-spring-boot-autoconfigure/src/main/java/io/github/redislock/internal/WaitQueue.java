@@ -109,7 +109,8 @@ final class WaitQueue {
 	 */
 	void sleep(Waiter waiter, long messagesBefore) {
 		synchronized (this) {
-			if (messagesBefore >= 0 && this.messages != messagesBefore && this.keys.kind().wakesAllWaiters()) {
+			if (messagesBefore >= 0 && this.messages != messagesBefore
+					&& this.keys.kind().wakes() == LockKind.Wakes.ALL) {
 				// woken below, outside the lock
 			}
 			else if (this.pendingWakeFor != null && this.pendingWakeFor.equals(waiter.owner().id())) {
@@ -145,7 +146,7 @@ final class WaitQueue {
 			this.reservedForOthersUntilNanos = 0;
 			this.messages++;
 		}
-		if (this.keys.kind().wakesAllWaiters()) {
+		if (this.keys.kind().wakes() == LockKind.Wakes.ALL) {
 			wakeAll();
 		}
 		else {

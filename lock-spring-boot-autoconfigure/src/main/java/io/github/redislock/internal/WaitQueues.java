@@ -59,7 +59,7 @@ final class WaitQueues implements ReleaseSubscriptions.Listener {
 	@Override
 	public void released(LockKeys keys, byte[] message) {
 		WaitQueue queue = this.queues.get(keys.id());
-		if (queue != null && keys.kind().namesNextWaiter() && !Arrays.equals(message, RELEASED)) {
+		if (queue != null && keys.kind().wakes() == LockKind.Wakes.NAMED && !Arrays.equals(message, RELEASED)) {
 			String next = new String(message, StandardCharsets.UTF_8);
 			queue.releasedTo(next, next.startsWith(this.ownerPrefix));
 			return;

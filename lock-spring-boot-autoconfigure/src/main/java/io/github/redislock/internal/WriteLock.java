@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
@@ -16,7 +17,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * readers out when its mark ends. The readers kept out while a writer wrote get a short
  * turn after it, ahead of the writers waiting, so writers cannot starve readers.
  */
-final class WriteLock implements ReadWriteLocks.Side {
+final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 
 	/**
 	 * How long a waiting writer's mark keeps new readers out without being renewed: the
@@ -46,6 +47,13 @@ final class WriteLock implements ReadWriteLocks.Side {
 	/** Withdraw a waiting writer's mark: 1 when it was there. */
 	private static final RedisScript<Long> WITHDRAW = LockScripts.load("write-withdraw.lua", Long.class);
 
+	/**
+	 * Renew many writers' leases: positions of those that no longer write. The hash is
+	 * shared with readers: its expiry only ever grows longer.
+	 */
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> RENEW = LockScripts.load("write-renew.lua", List.class);
+
 	private static final byte[] WRITER = RedisCalls.bytes("writer");
 
 	WriteLock() {
@@ -72,6 +80,18 @@ final class WriteLock implements ReadWriteLocks.Side {
 	}
 
 	@Override
+	@SuppressWarnings("rawtypes")
+	public RedisScript<List> renewal() {
+		return RENEW;
+	}
+
+	// a reader that asks to write waits for its own read: an upgrade is refused
+	@Override
+	public boolean waitsForItselfHolding(LockKind held) {
+		return held instanceof ReadLock;
+	}
+
+	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return RedisCalls
@@ -88,7 +108,7 @@ final class WriteLock implements ReadWriteLocks.Side {
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Integer.toString(holdsBefore), ReadWriteLocks.readersChannel(keys.lockKey()),
 					ReadWriteLocks.writersChannel(keys.lockKey()), Long.toString(READ_TURN_MILLIS))
-			.thenApply(ReadWriteLocks::released);
+			.thenApply(LockReply::released);
 	}
 
 	@Override
@@ -97,12 +117,7 @@ final class WriteLock implements ReadWriteLocks.Side {
 		return RedisCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), field(owner),
 					Long.toString(leaseMillis))
-			.thenApply((held) -> held != null && held == 1L);
-	}
-
-	@Override
-	public boolean marksWaiters() {
-		return true;
+			.thenApply(LockReply::yes);
 	}
 
 	@Override

@@ -11,7 +11,8 @@
 -- is free but another waiter's turn (ms): that one may have gone without a word, ARGV[7] how long to wait at
 -- most while it is held (ms): the release names the next waiter, and so does the heartbeat of a lock found free
 -- (its holder died), so this only bounds what a lost message costs
--- Returns the fencing token (> 0) when acquired, else minus how long to wait at most (ms).
+-- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
+-- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
 if redis.replicate_commands then
   -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
   redis.replicate_commands()
@@ -52,7 +53,7 @@ end
 if ARGV[4] ~= '1' then
   -- does not wait: nobody may pass the queue
   local ttl = redis.call('pttl', KEYS[1])
-  return (ttl > 0) and -ttl or -1
+  return (ttl > 0) and -ttl or 0
 end
 if not redis.call('zscore', KEYS[2], ARGV[2]) then
   local last = redis.call('zrange', KEYS[2], -1, -1, 'WITHSCORES')[2]

@@ -7,17 +7,22 @@
 -- ARGV[4] how many fencing tokens to reserve (>= 1): the holder's, and those of the threads of its
 --   client it may pass the lock to without freeing it (see pass.lua), ARGV[5] 1 when the caller waits
 --   if the lock is taken, else 0
--- Returns the fencing token (> 0) when acquired (the first reserved one), else minus the holder's
--- remaining lease in milliseconds, or 0 when the holder's key has no expiry.
+-- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
+-- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
+-- A grant's token is the first reserved one; the wait is the holder's remaining lease.
 local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
 -- (no local function for the grant: creating its closure on every call costs more than the
 -- grant's few lines written once)
-if redis.call('exists', KEYS[1]) == 1 then
+-- one read tells whether the lock is taken (-2: no key) and, when it is, what is left of its lease
+local ttl = redis.call('pttl', KEYS[1])
+if ttl ~= -2 then
   -- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other
   -- client
-  local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
+  -- one read for every field the steps below look at (a missing one reads as false)
+  local fields = redis.call('hmget', KEYS[1], 'yielded-by', ARGV[2], 'client', 'token')
+  local yieldedBy = fields[1]
   if not yieldedBy or yieldedBy == client then
-    local held = redis.call('hexists', KEYS[1], ARGV[2]) == 1
+    local held = fields[2] ~= false
     -- Normally the stored count equals ARGV[3]. It is higher when an earlier acquire ran here but
     -- its reply never reached the owner (a timeout, a cut connection), or a release never did;
     -- the owner then takes that hold over as its own, so that its unlocks free the lock instead
@@ -27,18 +32,17 @@ if redis.call('exists', KEYS[1]) == 1 then
     if held and ARGV[3] ~= '0' then
       redis.call('hset', KEYS[1], ARGV[2], tonumber(ARGV[3]) + 1)
       -- a nested acquisition may lengthen the lease, never shorten it
-      if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
+      if ttl < tonumber(ARGV[1]) then
         redis.call('pexpire', KEYS[1], ARGV[1])
       end
-      return tonumber(redis.call('hget', KEYS[1], 'token'))
+      return tonumber(fields[4])
     end
     if not held then
       -- the holder's client stops passing the lock among its own threads once it sees this; the
       -- holder's release announces itself only when it is there (see unlock.lua)
-      if ARGV[5] == '1' and redis.call('hget', KEYS[1], 'client') ~= client then
+      if ARGV[5] == '1' and fields[3] ~= client then
         redis.call('hset', KEYS[1], 'contended', 1)
       end
-      local ttl = redis.call('pttl', KEYS[1])
       if ttl > 0 then
         return -ttl
       end

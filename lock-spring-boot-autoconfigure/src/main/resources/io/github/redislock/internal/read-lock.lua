@@ -8,7 +8,9 @@
 -- KEYS[4] the fencing counter of the slot
 -- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the read holds this owner believes it has,
 -- ARGV[4] 1 when the caller waits if it cannot read now, else 0
--- Returns the read phase's fencing token (> 0) when acquired, else minus how long to wait at most (ms).
+-- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
+-- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
+-- A grant's token is the read phase's.
 -- A reader's token is the counter's value when the read phase began: every write granted before the
 -- read has a token at most that, every write granted after it a greater one.
 if redis.replicate_commands then

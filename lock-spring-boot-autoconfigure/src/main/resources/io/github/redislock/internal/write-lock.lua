@@ -4,7 +4,8 @@
 -- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the write holds this owner believes it has,
 -- ARGV[4] 1 when the caller waits if the lock is taken, else 0, ARGV[5] how long a waiting writer's mark
 -- keeps new readers out (ms; the writer renews it by asking again), ARGV[6] the longest wait to answer (ms)
--- Returns the fencing token (> 0) when acquired, else minus how long to wait at most (ms).
+-- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
+-- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
 if redis.replicate_commands then
   redis.replicate_commands()
 end

@@ -1,14 +1,14 @@
 package io.github.redislock.autoconfigure.actuate;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.internal.HeldLock;
 import io.github.redislock.internal.LockInspector;
-import io.github.redislock.internal.FairState;
-import io.github.redislock.internal.LockState;
+import io.github.redislock.internal.KindState;
 import io.github.redislock.internal.ReadWriteState;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -65,10 +65,10 @@ public class LocksEndpoint {
 	}
 
 	/**
-	 * Describes one lock as Redis has it, whoever holds it: its holders (owner ids,
-	 * marked when they are threads of this instance), fencing token and remaining lease,
-	 * and what this instance's threads hold of it and wait for; and the read/write lock
-	 * and the fair lock of the same name, when they are taken or waited for.
+	 * Describes one lock name as Redis has it, whoever holds it: each kind's lock of the
+	 * name that is taken or waited for, read by its kind (holders, marked when they are
+	 * threads of this instance, fencing token, remaining lease), and what this instance's
+	 * threads hold of it and wait for.
 	 * @param name the lock's name; a name with '/' takes several path segments
 	 */
 	@ReadOperation
@@ -78,42 +78,54 @@ public class LocksEndpoint {
 			return null;
 		}
 		String lockName = String.join("/", name);
-		LockState state = inspector.lockState(lockName);
-		List<HolderDescriptor> holders = holders(inspector, state.holders());
+		List<KindState> states = inspector.kindStates(lockName);
+		Map<String, KindState> byKey = new HashMap<>();
+		states.forEach((state) -> byKey.put(state.key(), state));
+		// each hold's lease as its own kind reads it, as the list of held locks shows it
 		List<HeldLockDescriptor> heldHere = inspector.heldLocks()
 			.stream()
 			.filter((held) -> held.name().equals(lockName))
-			.map((held) -> HeldLockDescriptor.of(held, heldLease(state.remainingLeaseMillis())))
+			.map((held) -> HeldLockDescriptor.of(held, heldLease(byKey.get(held.key()))))
 			.toList();
-		return new LockDescriptor(lockName, state.key(), !holders.isEmpty() || state.keptForNobody(), holders,
-				state.keptForNobody(), state.fencingToken(),
-				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null, heldHere,
-				inspector.waitingByLock().getOrDefault(lockName, 0), readWrite(inspector, lockName),
-				fair(inspector, lockName));
+		KindState exclusive = byMode(states, "exclusive");
+		List<HolderDescriptor> holders = (exclusive != null) ? holders(inspector, exclusive.holders()) : List.of();
+		boolean kept = exclusive != null && exclusive.keptForNobody();
+		return new LockDescriptor(lockName, (exclusive != null) ? exclusive.key() : lockName,
+				states.stream().anyMatch(KindState::locked), holders, kept,
+				(exclusive != null) ? exclusive.fencingToken() : null, (exclusive != null) ? lease(exclusive) : null,
+				heldHere, inspector.waitingByLock().getOrDefault(lockName, 0),
+				readWrite(inspector, byMode(states, "readWrite")), fair(inspector, byMode(states, "fair")),
+				states.stream().filter(KindState::active).map((state) -> KindDescriptor.of(inspector, state)).toList());
 	}
 
-	private static @Nullable ReadWriteDescriptor readWrite(LockInspector inspector, String name) {
-		ReadWriteState state = inspector.readWriteState(name);
-		if (state.readers().isEmpty() && state.writer() == null && state.waitingWriters() == 0) {
+	private static @Nullable KindState byMode(List<KindState> states, String mode) {
+		return states.stream().filter((state) -> state.mode().equals(mode)).findFirst().orElse(null);
+	}
+
+	private static @Nullable ReadWriteDescriptor readWrite(LockInspector inspector, @Nullable KindState kind) {
+		if (kind == null || !kind.active()) {
 			return null;
 		}
+		ReadWriteState state = ReadWriteState.of(kind.key(), kind);
 		List<HolderDescriptor> readers = holders(inspector, state.readers());
 		HolderDescriptor writer = (state.writer() != null)
 				? new HolderDescriptor(state.writer(), state.writeHolds(), inspector.isOwnedHere(state.writer()))
 				: null;
 		return new ReadWriteDescriptor(state.key(), readers, writer, state.readToken(), state.writeToken(),
-				state.waitingWriters(),
-				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null);
+				state.waitingWriters(), lease(kind));
 	}
 
-	private static @Nullable FairDescriptor fair(LockInspector inspector, String name) {
-		FairState state = inspector.fairState(name);
-		if (state.holders().isEmpty() && !state.keptForNobody() && state.queued() == 0) {
+	private static @Nullable FairDescriptor fair(LockInspector inspector, @Nullable KindState kind) {
+		if (kind == null || !kind.active()) {
 			return null;
 		}
-		List<HolderDescriptor> holders = holders(inspector, state.holders());
-		return new FairDescriptor(state.key(), holders, state.keptForNobody(), state.fencingToken(), state.queued(),
-				(state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null);
+		return new FairDescriptor(kind.key(), holders(inspector, kind.holders()), kind.keptForNobody(),
+				kind.fencingToken(), kind.waiting(), lease(kind));
+	}
+
+	// what is left of a lock's lease, none when it is free
+	private static @Nullable Long lease(KindState state) {
+		return (state.remainingLeaseMillis() != LockInspector.NO_KEY) ? state.remainingLeaseMillis() : null;
 	}
 
 	// who holds, by owner id, marked when they are this instance's
@@ -131,6 +143,10 @@ public class LocksEndpoint {
 		return (remainingLeaseMillis != LockInspector.NO_KEY) ? remainingLeaseMillis : 0;
 	}
 
+	private static long heldLease(@Nullable KindState state) {
+		return (state != null) ? heldLease(state.remainingLeaseMillis()) : 0;
+	}
+
 	RedisLockClient client() {
 		return this.client;
 	}
@@ -140,24 +156,84 @@ public class LocksEndpoint {
 	 *
 	 * @param name the lock's name
 	 * @param key its Redis key
-	 * @param locked whether it is taken: held, or kept for nobody
-	 * @param holders who holds it, on any instance
-	 * @param keptForNobody whether it stays taken, with no holder, until the minimum of a
-	 * {@code holdAtLeast} release has passed ({@code remainingLeaseMs} is what is left)
-	 * @param fencingToken the current holder's fencing token, {@code null} when free
-	 * @param remainingLeaseMs what is left of the lease in milliseconds; {@code null}
-	 * when the lock is free, -1 when its key has no expiry
-	 * @param heldHere what this instance's threads hold of it, of every kind
+	 * @param locked whether a lock of the name is taken, of any kind (see {@code kinds}):
+	 * held, or kept for nobody
+	 * @param holders who holds its exclusive lock, on any instance
+	 * @param keptForNobody whether its exclusive lock stays taken, with no holder, until
+	 * the minimum of a {@code holdAtLeast} release has passed ({@code remainingLeaseMs}
+	 * is what is left)
+	 * @param fencingToken the exclusive lock's holder's fencing token, {@code null} when
+	 * free
+	 * @param remainingLeaseMs what is left of the exclusive lock's lease in milliseconds;
+	 * {@code null} when it is free, -1 when its key has no expiry
+	 * @param heldHere what this instance's threads hold of it, of every kind, each with
+	 * what is left of its lease as its kind reads it
 	 * @param waitingHere how many of this instance's threads wait for it, of every kind
 	 * @param readWrite the read/write lock of the name, or {@code null} when nobody
 	 * reads, writes or waits to write
 	 * @param fair the fair lock of the name, or {@code null} when it is free and nobody
 	 * waits
+	 * @param kinds every kind's lock of the name that is taken or waited for, each read
+	 * by its kind and shown alike (exclusive, read/write, fair, and any kind added later)
 	 */
 	public record LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
 			boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs,
 			List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
-			@Nullable FairDescriptor fair) {
+			@Nullable FairDescriptor fair, List<KindDescriptor> kinds) {
+
+		/**
+		 * Creates a descriptor without the {@code kinds}, as before they were shown.
+		 * @param name the lock's name
+		 * @param key its Redis key
+		 * @param locked whether a lock of the name is taken
+		 * @param holders who holds its exclusive lock
+		 * @param keptForNobody whether its exclusive lock is kept for nobody
+		 * @param fencingToken the exclusive lock's fencing token
+		 * @param remainingLeaseMs what is left of the exclusive lock's lease
+		 * @param heldHere what this instance's threads hold of it
+		 * @param waitingHere how many of this instance's threads wait for it
+		 * @param readWrite the read/write lock of the name
+		 * @param fair the fair lock of the name
+		 */
+		public LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
+				boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs,
+				List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
+				@Nullable FairDescriptor fair) {
+			this(name, key, locked, holders, keptForNobody, fencingToken, remainingLeaseMs, heldHere, waitingHere,
+					readWrite, fair, List.of());
+		}
+
+	}
+
+	/**
+	 * One kind's lock of a name as Redis has it, read by its kind: the same view for
+	 * every kind.
+	 *
+	 * @param mode the kind: {@code exclusive}, {@code readWrite} or {@code fair}
+	 * @param key its hash's Redis key
+	 * @param locked whether it is taken: held, or kept for nobody
+	 * @param holders who holds it, on any instance
+	 * @param keptForNobody whether it stays taken, with no holder, until the minimum of a
+	 * {@code holdAtLeast} release has passed
+	 * @param fencingToken the current holders' fencing token, {@code null} when free
+	 * @param remainingLeaseMs what is left of the (longest) lease in milliseconds;
+	 * {@code null} when free, -1 when its key has no expiry
+	 * @param waiting waiters Redis knows of, on any instance (a fair lock's queue, the
+	 * writers waiting); 0 for a kind whose waiters leave no mark
+	 * @param details what only this kind has (a read/write lock's readers, writer and
+	 * their tokens)
+	 * @since 0.1.0
+	 */
+	public record KindDescriptor(String mode, String key, boolean locked, List<HolderDescriptor> holders,
+			boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs, long waiting,
+			Map<String, Object> details) {
+
+		static KindDescriptor of(LockInspector inspector, KindState state) {
+			return new KindDescriptor(state.mode(), state.key(), state.locked(),
+					LocksEndpoint.holders(inspector, state.holders()), state.keptForNobody(), state.fencingToken(),
+					lease(state), state.waiting(), state.details());
+		}
+
 	}
 
 	/**

@@ -12,12 +12,17 @@ import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.TestThreads;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
+import io.github.redislock.annotation.LockMode;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HeldLockDescriptor;
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint.KindDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LocksDescriptor;
+import io.github.redislock.internal.LockType;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -200,6 +205,44 @@ class LocksEndpointTests {
 		});
 	}
 
+	@ParameterizedTest
+	@EnumSource(LockMode.class)
+	void showsALockOfEveryKindHeldHereAsTakenWithItsLeaseInOneView(LockMode mode) {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			String name = "view:" + mode;
+			RedisLock lock = LockType.of(mode).lock(client, name);
+			lock.lock(Duration.ofSeconds(30));
+			try {
+				LockDescriptor view = endpoint.lock(new String[] { name });
+				assertThat(view.locked()).isTrue();
+				HeldLockDescriptor held = view.heldHere().get(0);
+				assertThat(view.heldHere()).singleElement()
+					.satisfies((hold) -> assertThat(hold.remainingLeaseMs()).isBetween(1L, 30_000L));
+				// the kind that holds it shows the same lease, key and holder
+				assertThat(view.kinds()).singleElement().satisfies((kind) -> {
+					assertThat(kind.locked()).isTrue();
+					assertThat(kind.key()).isEqualTo(held.key());
+					assertThat(kind.remainingLeaseMs()).isBetween(1L, 30_000L);
+					assertThat(kind.fencingToken()).isEqualTo(held.fencingToken());
+					assertThat(kind.holders()).singleElement().satisfies((holder) -> {
+						assertThat(holder.owner()).isEqualTo(held.owner());
+						assertThat(holder.thisInstance()).isTrue();
+					});
+				});
+				assertThat(endpoint.locks().held()).singleElement()
+					.satisfies((hold) -> assertThat(hold.remainingLeaseMs()).isBetween(1L, 30_000L));
+			}
+			finally {
+				lock.unlock();
+			}
+			LockDescriptor free = endpoint.lock(new String[] { name });
+			assertThat(free.locked()).isFalse();
+			assertThat(free.kinds()).isEmpty();
+		});
+	}
+
 	@Test
 	void aLockKeptForNobodyAfterHoldAtLeastIsTakenWithoutAHolder() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
@@ -254,7 +297,9 @@ class LocksEndpointTests {
 				}, TestThreads.perTask());
 				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 					LockDescriptor lock = endpoint.lock(new String[] { "stock:1" });
-					assertThat(lock.locked()).as("the exclusive lock of the name").isFalse();
+					assertThat(lock.locked()).as("a lock of the name, of any kind").isTrue();
+					assertThat(lock.holders()).as("the exclusive lock's").isEmpty();
+					assertThat(lock.kinds()).extracting(KindDescriptor::mode).containsExactly("readWrite", "fair");
 					assertThat(lock.readWrite()).isNotNull().satisfies((readWrite) -> {
 						assertThat(readWrite.key()).isEqualTo("lock:{stock:1}:rw");
 						assertThat(readWrite.readers()).singleElement()

@@ -1,0 +1,92 @@
+package io.github.redislock.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The plain reads a kind's {@link LockKind#state} is made of: its hash, the hash's PTTL
+ * and, for a kind whose waiters leave a mark, how many there are, pipelined.
+ */
+final class KindReads {
+
+	/** A PTTL reply for a key that does not exist. */
+	static final long NO_KEY = -2;
+
+	/** Fields of an owner hash that name no holder (see lock.lua and pass.lua). */
+	private static final Set<String> LOCK_FIELDS = Set.of("token", "client", "contended", "yielded-by");
+
+	/**
+	 * The field of a lock kept for nobody after a {@code holdAtLeast} release (see
+	 * unlock.lua and fair-unlock.lua).
+	 */
+	static final String KEPT_FIELD = "hold-at-least";
+
+	private KindReads() {
+	}
+
+	/**
+	 * Reads the lock's hash and PTTL and, given {@code waiters}, the size of that sorted
+	 * set.
+	 */
+	static CompletionStage<Replies> read(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			@Nullable String waiters) {
+		byte[] key = RedisCalls.bytes(keys.lockKey());
+		CompletableFuture<Map<byte[], byte[]>> hash = redis.hgetall(key).toCompletableFuture();
+		CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
+		CompletableFuture<Long> count = (waiters != null) ? redis.zcard(RedisCalls.bytes(waiters)).toCompletableFuture()
+				: CompletableFuture.completedFuture(0L);
+		return CompletableFuture.allOf(hash, ttl, count)
+			.thenApply((done) -> new Replies(fields(hash.join()), number(ttl.join(), NO_KEY), number(count.join(), 0)));
+	}
+
+	/**
+	 * The state of a lock whose hash holds owners and their hold counts (exclusive and
+	 * fair locks).
+	 */
+	static KindState ownerHash(String mode, LockKeys keys, Replies replies) {
+		Map<String, Integer> holders = new TreeMap<>();
+		replies.fields().forEach((field, value) -> {
+			if (!LOCK_FIELDS.contains(field) && !KEPT_FIELD.equals(field)) {
+				holders.put(field, Integer.valueOf(value));
+			}
+		});
+		return new KindState(mode, keys.lockKey(), holders, longOrNull(replies.fields().get("token")), replies.ttl(),
+				replies.fields().containsKey(KEPT_FIELD), replies.count(), Map.of());
+	}
+
+	static @Nullable Long longOrNull(@Nullable String value) {
+		return (value != null) ? Long.valueOf(value) : null;
+	}
+
+	private static Map<String, String> fields(@Nullable Map<byte[], byte[]> hash) {
+		Map<String, String> fields = new TreeMap<>();
+		if (hash != null) {
+			hash.forEach((field, value) -> fields.put(text(field), text(value)));
+		}
+		return fields;
+	}
+
+	private static long number(@Nullable Long reply, long otherwise) {
+		return (reply != null) ? reply : otherwise;
+	}
+
+	private static String text(byte[] value) {
+		return new String(value, StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * @param fields the hash, by field
+	 * @param ttl its PTTL
+	 * @param count the size of the waiters' sorted set, 0 when not asked
+	 */
+	record Replies(Map<String, String> fields, long ttl, long count) {
+	}
+
+}

@@ -1,0 +1,143 @@
+package io.github.redislock.internal;
+
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.util.Assert;
+
+/**
+ * Passes a lock released by one owner of this client to another owner of it that waits,
+ * without freeing it in Redis (see {@link LocalRun}): for the kinds that
+ * {@link LockKind.PassesLocally pass locally}, under a watchdog lease. A pass that Redis
+ * refuses (another client waits, or the hold was lost) ends as a release, which the
+ * engine settles.
+ */
+final class LocalPasses {
+
+	private static final Log logger = LogFactory.getLog(LocalPasses.class);
+
+	private final LockCommands commands;
+
+	private final Holds holds;
+
+	private final LockObservations observations;
+
+	// consecutive local passes while other clients wait
+	private final int maxLocalPasses;
+
+	private final Releases releases;
+
+	LocalPasses(LockCommands commands, Holds holds, LockObservations observations, int maxLocalPasses,
+			Releases releases) {
+		this.commands = commands;
+		this.holds = holds;
+		this.observations = observations;
+		this.maxLocalPasses = maxLocalPasses;
+		this.releases = releases;
+	}
+
+	/**
+	 * Passes the lock from the hold, at its last release, to the owner of this client
+	 * that waits longest for it, when it takes a pass, without freeing it in Redis: asks
+	 * Redis nothing while reserved tokens last and the lease was confirmed lately, else
+	 * one script, which also gives the lock up when another client waits (see
+	 * {@link LocalRun}).
+	 * @param mayAskRedis whether the pass may run a command first, when the run's tokens
+	 * are spent or its lease was confirmed too long ago; if not, the lock is not passed
+	 * then
+	 * @return whether the hold's release is done: passed, or given up for other clients
+	 */
+	boolean passOn(Hold hold, boolean mayAskRedis) {
+		WaitQueue queue = hold.queue();
+		if (queue == null || hold.isLost() || !hold.lease().watchdog()) {
+			return false;
+		}
+		LocalRun run = hold.run();
+		WaitQueue.Waiter next = queue.takeForPass(hold);
+		Owner to = (next != null) ? next.passableOwner() : null;
+		if (next == null || to == null) {
+			return false;
+		}
+		long leaseMillis = hold.lease().millis();
+		boolean local = run.canPassLocally(leaseMillis);
+		if (!local) {
+			LockReply ahead = run.continueAhead(mayAskRedis);
+			if (ahead instanceof LockReply.Released) {
+				queue.othersWaited(true);
+			}
+			local = ahead instanceof LockReply.Granted && run.canPassLocally(leaseMillis);
+		}
+		if (!local && !mayAskRedis) {
+			queue.notPassed(hold, next);
+			return false;
+		}
+		long token;
+		if (local) {
+			token = run.takeToken();
+		}
+		else {
+			long sentAt = System.nanoTime();
+			long messagesBefore = queue.messages();
+			LockReply reply = null;
+			RuntimeException failure = null;
+			try {
+				reply = this.commands.continueRun(hold.keys(), hold.redisOwner(), this.maxLocalPasses, hold.lease());
+			}
+			catch (RuntimeException ex) {
+				failure = ex;
+			}
+			if (!(reply instanceof LockReply.Granted granted)) {
+				// Not passed: given up for another client's waiters (who were told),
+				// lost,
+				// or no answer. This client's waiters ask Redis again; after the others'
+				// turn when it was given up.
+				if (reply instanceof LockReply.Released) {
+					queue.othersWaited(true);
+					queue.reservedForOthers(sentAt + TimeUnit.MILLISECONDS.toNanos(this.commands.yieldMillis()),
+							messagesBefore);
+				}
+				queue.passFailed();
+				next.wake();
+				if (failure != null) {
+					throw this.releases.failed(hold, failure);
+				}
+				// continueRun answered, or it failed
+				Assert.state(reply != null, "No reply");
+				this.releases.released(hold, reply);
+				return true;
+			}
+			queue.othersWaited(false);
+			token = run.continued(granted, sentAt);
+		}
+		// Asked ahead only while no other client waited lately: when one did, the answer
+		// is most likely that one waits again, and the pass that gives the lock up must
+		// ask Redis again anyway (one script more per turn of two clients taking turns).
+		if (run.spent() && !queue.othersWaited()) {
+			run.askedAhead(
+					this.commands.continueRunAhead(hold.keys(), run.redisOwner(), this.maxLocalPasses, hold.lease()),
+					System.nanoTime());
+		}
+		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, run);
+		this.holds.passed(hold, passed);
+		hold.ended(null);
+		if (logger.isDebugEnabled()) {
+			logger.debug("Passed lock '" + hold.keys().name() + "' to " + to.describe() + " (token " + token + ")");
+		}
+		next.pass(passed);
+		return true;
+	}
+
+	/** How the engine ends a hold that a pass released in Redis instead. */
+	interface Releases {
+
+		/** Settles a release whose command failed; returns what to throw. */
+		RuntimeException failed(Hold hold, RuntimeException ex);
+
+		/** Ends the hold as the release's reply says. */
+		void released(Hold hold, LockReply reply);
+
+	}
+
+}

@@ -48,7 +48,7 @@ public interface ReactiveRedisLockClient {
 	 * waits withdraws it, also when the lock was being granted at that moment. Release
 	 * the handle with {@code Mono.fromFuture(handle::releaseAsync)}, or let
 	 * {@link #withLock(String, Duration, Duration, Mono)} do it.
-	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param name the lock's name; not blank
 	 * @param waitTime how long to wait for the lock; zero means do not wait
 	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
 	 * watchdog renew it until the handle is released
@@ -63,7 +63,7 @@ public interface ReactiveRedisLockClient {
 	 * Runs {@code action} under the named lock: subscribes to it once the lock is
 	 * acquired, and releases the lock when it completes, fails or is cancelled. Each
 	 * subscription acquires anew.
-	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param name the lock's name; not blank
 	 * @param waitTime how long to wait for the lock; zero means do not wait
 	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
 	 * watchdog renew it until the action ends
@@ -80,7 +80,7 @@ public interface ReactiveRedisLockClient {
 	 * Runs {@code action} under the named lock, as
 	 * {@link #withLock(String, Duration, Duration, Mono)} does, for as long as the
 	 * {@code Flux} runs.
-	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param name the lock's name; not blank
 	 * @param waitTime how long to wait for the lock; zero means do not wait
 	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
 	 * watchdog renew it until the action ends

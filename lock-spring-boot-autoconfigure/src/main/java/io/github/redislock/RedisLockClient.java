@@ -21,7 +21,10 @@ import org.springframework.util.Assert;
 /**
  * Entry point to distributed locks on one Redis (standalone, Sentinel or Cluster). Each
  * lock is one Redis hash named {@code <key-prefix>{<name>}}; the braces form a cluster
- * hash tag so that everything belonging to one lock lives in one slot.
+ * hash tag so that everything belonging to one lock lives in one slot. A name with
+ * {@code '{'} or {@code '}'}, or over 1,024 characters, is hashed in the key
+ * ({@code <key-prefix>{{<SHA-256 of the name>}}}) and shown as it is everywhere else: in
+ * exceptions, meters, traces and the {@code locks} endpoint.
  *
  * <p>
  * Build one without Spring Boot from a {@link StringRedisTemplate}:
@@ -46,8 +49,8 @@ public interface RedisLockClient extends AutoCloseable {
 	/**
 	 * Returns the lock of the given name. Cheap: nothing is sent to Redis and nothing is
 	 * kept per name.
-	 * @param name the lock's name; not blank and without '{' or '}' (the client adds the
-	 * cluster hash tag)
+	 * @param name the lock's name; not blank (any other name works, see the class
+	 * description)
 	 * @throws IllegalArgumentException if the name is not usable
 	 */
 	RedisLock getLock(String name);
@@ -57,7 +60,7 @@ public interface RedisLockClient extends AutoCloseable {
 	 * {@link RedisReadWriteLock}. Cheap, as {@link #getLock(String)} is. Its keys are
 	 * {@code <key-prefix>{<name>}:rw} and two sorted sets beside it, in the same cluster
 	 * slot; a read/write lock and {@link #getLock(String)} of one name are independent.
-	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param name the lock's name; not blank
 	 * @throws IllegalArgumentException if the name is not usable
 	 * @throws UnsupportedOperationException if this client has no read/write locks (the
 	 * default for implementations other than the library's own)
@@ -88,7 +91,7 @@ public interface RedisLockClient extends AutoCloseable {
 	 * {@link LockHandle}s. Its keys are {@code <key-prefix>{<name>}:fair} and two sorted
 	 * sets beside it (the queue and the waiters' heartbeats), in the same cluster slot,
 	 * every one expiring; it is independent of {@link #getLock(String)} of the same name.
-	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param name the lock's name; not blank
 	 * @throws IllegalArgumentException if the name is not usable
 	 * @throws UnsupportedOperationException if this client has no fair locks (the default
 	 * for implementations other than the library's own)
@@ -103,7 +106,7 @@ public interface RedisLockClient extends AutoCloseable {
 	 * {@code waitTime}. The handle, not the calling thread, owns the lock: any thread may
 	 * release it, and it never re-enters (a second acquisition of the same name waits,
 	 * also on the same thread).
-	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param name the lock's name; not blank
 	 * @param waitTime how long to wait for the lock; zero means do not wait
 	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
 	 * watchdog renew it until the handle is released
@@ -122,7 +125,7 @@ public interface RedisLockClient extends AutoCloseable {
 	 * Acquires the named lock for a new {@link LockHandle} as
 	 * {@link #acquire(String, Duration, Duration)} does, but answers an empty optional
 	 * when another holder kept the lock for the whole wait.
-	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param name the lock's name; not blank
 	 * @param waitTime how long to wait for the lock; zero means do not wait
 	 * @param leaseTime how long the lock stays held at most, or {@code null} for the
 	 * watchdog's lease
@@ -143,7 +146,7 @@ public interface RedisLockClient extends AutoCloseable {
 	 * <p>
 	 * The future completes on a thread of the client; continue with the {@code ...Async}
 	 * variants of {@link CompletableFuture} for anything that blocks.
-	 * @param name the lock's name; not blank and without '{' or '}'
+	 * @param name the lock's name; not blank
 	 * @param waitTime how long to wait for the lock; zero means do not wait
 	 * @param leaseTime how long the lock stays held at most, or {@code null} to have the
 	 * watchdog renew it until the handle is released

@@ -25,7 +25,8 @@ import org.springframework.util.Assert;
  * <ul>
  * <li>the lock's name is {@code shedlock:} followed by ShedLock's name (so that it never
  * meets a {@code @DistributedLock} of the same name); the {@code locks} endpoint, the
- * meters and the traces show it;</li>
+ * meters and the traces show it. Every name ShedLock accepts works, braces and very long
+ * names included (their keys carry a hash of the name);</li>
  * <li>{@code lockAtMostFor} is the lease: a job still running then loses the lock, as
  * with ShedLock's own providers;</li>
  * <li>{@code lockAtLeastFor} is a minimum hold counted in Redis' time from the

@@ -2,6 +2,7 @@ package io.github.redislock.shedlock;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
@@ -160,6 +161,18 @@ class RedisLockProviderContractTests extends AbstractExtensibleLockProviderInteg
 			.orElseThrow();
 		assertThat(Duration.ofNanos(System.nanoTime() - acquired)).isGreaterThan(lockAtLeastFor.minusMillis(100));
 		taken.unlock();
+	}
+
+	// names ShedLock accepts that a Redis Cluster hash tag cannot hold as they are
+	@Test
+	void everyNameShedLockAcceptsLocks() {
+		for (String name : List.of("report{tenant-7}", "a}b", "x".repeat(1100))) {
+			SimpleLock lock = getLockProvider().lock(lockConfig(name)).orElseThrow();
+			assertLocked(name);
+			assertThat(getLockProvider().lock(lockConfig(name))).as("'%s' taken again", name).isEmpty();
+			lock.unlock();
+			assertUnlocked(name);
+		}
 	}
 
 }

@@ -23,7 +23,7 @@ final class LockArguments {
 
 	static void checkName(String name) {
 		checkNotNull(name);
-		String problem = LockNames.problem(name);
+		String problem = LockNames.clientProblem(name);
 		if (problem != null) {
 			throw new IllegalArgumentException("Lock name " + LockNames.quote(name) + " " + problem);
 		}

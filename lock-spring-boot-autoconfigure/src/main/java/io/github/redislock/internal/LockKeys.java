@@ -73,11 +73,13 @@ final class LockKeys {
 	}
 
 	/**
-	 * The hash of the named lock of a kind: the name in braces (its cluster hash tag),
-	 * then the kind's suffix, empty for the exclusive lock.
+	 * The hash of the named lock of a kind: the name in braces (its cluster hash tag;
+	 * hashed when the name has braces or is very long, see
+	 * {@link LockNames#hashTag(String)}), then the kind's suffix, empty for the exclusive
+	 * lock.
 	 */
 	static String lockKey(String keyPrefix, String name, String suffix) {
-		return keyPrefix + "{" + name + "}" + suffix;
+		return keyPrefix + "{" + LockNames.hashTag(name) + "}" + suffix;
 	}
 
 	/** The fencing counter shared by every lock in the lock key's cluster slot. */

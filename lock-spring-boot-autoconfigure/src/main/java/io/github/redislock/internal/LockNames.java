@@ -1,5 +1,10 @@
 package io.github.redislock.internal;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,8 +24,21 @@ public final class LockNames {
 	}
 
 	/**
-	 * What is wrong with a lock name, worded to follow its subject ("Lock name 'a{b}'
-	 * must not contain ..."), or {@code null} when it is fine.
+	 * What is wrong with a lock name given to the client, worded to follow its subject
+	 * ("Lock name ' ' must not be blank"), or {@code null} when it is fine. Any other
+	 * name works: one with braces or over {@link #MAX_LENGTH} characters gets a hashed
+	 * {@link #hashTag(String) hash tag} in its keys, and is shown as it is everywhere
+	 * else (ShedLock and Spring Integration users have such names).
+	 */
+	@Nullable public static String clientProblem(String name) {
+		return name.isBlank() ? "must not be blank" : null;
+	}
+
+	/**
+	 * What the annotation refuses in a lock name, worded as {@link #clientProblem}: also
+	 * braces (a key part's are escaped before) and more than {@link #MAX_LENGTH}
+	 * characters, which from an expression is almost always a whole object rendered by
+	 * mistake.
 	 */
 	@Nullable public static String problem(String name) {
 		if (name.isBlank()) {
@@ -52,6 +70,26 @@ public final class LockNames {
 			return part;
 		}
 		return part.replace("{", "%7B").replace("}", "%7D");
+	}
+
+	/**
+	 * What a lock's keys wrap in braces, their Redis Cluster hash tag: the name itself,
+	 * or, for a name with a brace (which would end or empty the tag) or over
+	 * {@link #MAX_LENGTH} characters, {@code '{'} and the name's SHA-256 in base64url.
+	 * Every key of a name has the same tag, so they share a slot; no name without braces
+	 * makes a tag starting with {@code '{'}, so a hashed tag meets no plain one.
+	 */
+	public static String hashTag(String name) {
+		if (name.length() <= MAX_LENGTH && name.indexOf('{') < 0 && name.indexOf('}') < 0) {
+			return name;
+		}
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+			return "{" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform has SHA-256", ex);
+		}
 	}
 
 	/** Quotes a name for a message, cut short when it is very long. */

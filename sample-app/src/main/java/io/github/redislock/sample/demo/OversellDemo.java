@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
+import io.github.redislock.RedisLockClient;
 import io.github.redislock.autoconfigure.RedisLockProperties;
 import io.github.redislock.sample.stock.InsufficientStockException;
 import io.github.redislock.sample.stock.Reservation;
@@ -25,6 +26,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 import org.springframework.stereotype.Component;
 import org.springframework.util.Assert;
@@ -36,7 +38,9 @@ import org.springframework.util.Assert;
  * lock, once under lock {@code stock:<sku>}, which this instance takes with
  * {@code @DistributedLock} and the second with {@code withLock}. Without the lock,
  * attempts that read the same level all sell the same unit; with it, exactly the stock is
- * sold. Each run uses a fresh SKU and deletes it afterwards.
+ * sold. Then a holder pauses past its lease while the other instance sells a unit, and
+ * writes what it computed before: a plain write loses the other's sale, a fenced one is
+ * refused ({@link PausedHolder}). Each run uses a fresh SKU and deletes it afterwards.
  */
 @Component
 public class OversellDemo {
@@ -59,9 +63,15 @@ public class OversellDemo {
 
 	private final StockProperties stockProperties;
 
+	private final RedisLockClient lockClient;
+
+	private final FencedStock fencedStock;
+
 	OversellDemo(ReservationService reservations, StockLedger ledger, StockRepository repository,
 			LettuceConnectionFactory connectionFactory, RedisLockProperties lockProperties,
-			StockProperties stockProperties) {
+			StockProperties stockProperties, RedisLockClient lockClient, StringRedisTemplate redis) {
+		this.lockClient = lockClient;
+		this.fencedStock = new FencedStock(redis);
 		this.reservations = reservations;
 		this.ledger = ledger;
 		this.repository = repository;
@@ -87,7 +97,9 @@ public class OversellDemo {
 					(instance, sku) -> (instance == 0) ? this.ledger.reserve(sku, 1) : second.reserveUnlocked(sku));
 			DemoRun locked = run("with lock", stock, requests, concurrency, (instance, sku) -> (instance == 0)
 					? this.reservations.reserve(sku, 1) : second.reserveLocked(sku, SECOND_INSTANCE_LOCK_WAIT));
-			DemoReport report = new DemoReport(stock, requests, concurrency, List.of(unlocked, locked));
+			PausedHolder pausedHolder = new PausedHolder(this.lockClient, second, this.repository, this.fencedStock);
+			List<FencingRun> fencing = List.of(pausedHolder.run(false), pausedHolder.run(true));
+			DemoReport report = new DemoReport(stock, requests, concurrency, List.of(unlocked, locked), fencing);
 			logger.info("Oversell demo finished\n" + report.table());
 			return report;
 		}

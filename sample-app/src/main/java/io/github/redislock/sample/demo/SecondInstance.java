@@ -61,6 +61,11 @@ final class SecondInstance implements AutoCloseable {
 		}
 	}
 
+	/** This instance's lock client. */
+	RedisLockClient locks() {
+		return this.locks;
+	}
+
 	/** Reserves one unit without any lock. */
 	Reservation reserveUnlocked(String sku) {
 		return this.ledger.reserve(sku, 1);

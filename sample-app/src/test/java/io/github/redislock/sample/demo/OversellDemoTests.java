@@ -1,5 +1,7 @@
 package io.github.redislock.sample.demo;
 
+import java.util.List;
+
 import io.github.redislock.sample.SampleAppTest;
 import io.github.redislock.sample.TestRedis;
 import io.github.redislock.sample.stock.StockRepository;
@@ -53,6 +55,22 @@ class OversellDemoTests {
 	}
 
 	@Test
+	void aHolderPausedPastItsLeaseLosesAWriteToAPlainStoreAndIsRefusedByAFencedOne() {
+		List<FencingRun> fencing = this.demo.run(3, 10, 2).fencing();
+		assertThat(fencing).extracting(FencingRun::write).containsExactly("plain", "fenced");
+		FencingRun plain = fencing.get(0);
+		assertThat(plain.sold()).isEqualTo(2);
+		assertThat(plain.oversold()).isOne();
+		assertThat(plain.staleWritesRejected()).isZero();
+		FencingRun fenced = fencing.get(1);
+		assertThat(fenced.sold()).isOne();
+		assertThat(fenced.oversold()).isZero();
+		assertThat(fenced.staleWritesRejected()).isOne();
+		assertThat(fenced.stockLeft()).isEqualTo(9);
+		assertThat(fenced.takeOverToken()).isGreaterThan(fenced.pausedToken());
+	}
+
+	@Test
 	void bothRunsAccountForEveryAttempt() {
 		DemoReport report = this.demo.run(20, 200, 16);
 		assertThat(report.runs()).extracting(DemoRun::run).containsExactly("without lock", "with lock");
@@ -71,7 +89,8 @@ class OversellDemoTests {
 			.bodyText()
 			.startsWith("Oversell demo: 5 units in stock, 20 reservations of 1 unit from 2 instances, 4 at a time")
 			.contains("without lock")
-			.containsPattern("with lock\\s+5\\s+15\\s+0\\s+0\\s+0");
+			.containsPattern("with lock\\s+5\\s+15\\s+0\\s+0\\s+0")
+			.containsPattern("fenced\\s+1\\s+1\\s+0\\s+9");
 		assertThat(this.mvc.post()
 			.uri("/demo/oversell?stock=5&requests=20&concurrency=4")
 			.accept(MediaType.APPLICATION_JSON)).hasStatusOk().bodyJson().isLenientlyEqualTo("""

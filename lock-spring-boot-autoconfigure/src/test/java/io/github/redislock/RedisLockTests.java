@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.redislock.internal.LockNames;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -438,11 +439,9 @@ class RedisLockTests {
 	void badNamesAndDurationsAreRejectedWithMessagesNamingThem() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock(null)).withMessageContaining("null");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("  ")).withMessageContaining("blank");
-		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("a{b}"))
-			.withMessageContaining("'a{b}'")
-			.withMessageContaining("hash tag");
-		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock("x".repeat(2000)))
-			.withMessageContaining("at most 1024");
+		// any other name is a lock (LockNameTests): its keys carry a hash of it
+		assertThat(this.client.getLock("a{b}").getName()).isEqualTo("a{b}");
+		assertThat(this.client.getLock("x".repeat(2000)).getName()).hasSize(2000);
 		RedisLock lock = this.client.getLock(LockTestClients.uniqueName());
 		assertThatIllegalArgumentException().isThrownBy(() -> lock.lock(Duration.ZERO))
 			.withMessageContaining("leaseTime of lock '" + lock.getName() + "'");
@@ -483,8 +482,11 @@ class RedisLockTests {
 			first.unlock();
 			assertThat(this.redisTemplate.keys("lock:{" + prefix + "*")).isEmpty();
 		}
-		assertThatIllegalArgumentException().isThrownBy(() -> this.client.getLock(prefix + "A{a"))
-			.withMessageContaining("hash tag");
+		// a name with a brace has a hashed tag of its own, whatever its String hash
+		RedisLock braced = this.client.getLock(prefix + "A{a");
+		braced.lock();
+		assertThat(this.redisTemplate.hasKey("lock:{" + LockNames.hashTag(prefix + "A{a") + "}")).isTrue();
+		braced.unlock();
 	}
 
 	@Test

@@ -14,7 +14,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * hold count) and the fencing token. Its scripts, {@code lock.lua}, {@code unlock.lua}
  * and {@code extend.lua}, document their keys, arguments and replies.
  */
-final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNobody {
+final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNobody, LockKind.MarksWaiters {
 
 	static final ExclusiveLock INSTANCE = new ExclusiveLock();
 
@@ -26,6 +26,9 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 
 	/** Release one hold: holds left, 0 when freed, -1 when not held. */
 	private static final RedisScript<Long> UNLOCK = LockScripts.load("unlock.lua", Long.class);
+
+	/** Count a waiter of another client out: 1 when it was counted in, else 0. */
+	private static final RedisScript<Long> WITHDRAW = LockScripts.load("withdraw.lua", Long.class);
 
 	/** Set the remaining lease: 1 when held, 0 when not. */
 	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
@@ -90,6 +93,14 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 					keys.channelBytes(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
 					RedisCalls.number(yieldMillis), flag(othersOnly))
 			.thenApply(LockReply::released);
+	}
+
+	// a waiter of another client than the holder's counts itself in when it finds the
+	// lock taken (lock.lua), and out here when it stops waiting without it
+	@Override
+	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
+		return RedisCalls.<Long>script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.lockKeyBytes(),
+				owner.argument());
 	}
 
 	@Override

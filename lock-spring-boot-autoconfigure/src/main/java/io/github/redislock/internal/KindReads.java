@@ -23,6 +23,12 @@ final class KindReads {
 	private static final Set<String> LOCK_FIELDS = Set.of("token", "client", "contended", "yielded-by");
 
 	/**
+	 * What the field of a waiter of another client than the holder's starts with (see
+	 * lock.lua): a waiter Redis knows of, not a holder.
+	 */
+	private static final String WAITER_FIELD_PREFIX = "w:";
+
+	/**
 	 * The field of a lock kept for nobody after a {@code holdAtLeast} release (see
 	 * unlock.lua and fair-unlock.lua).
 	 */
@@ -52,13 +58,17 @@ final class KindReads {
 	 */
 	static KindState ownerHash(String mode, LockKeys keys, Replies replies) {
 		Map<String, Integer> holders = new TreeMap<>();
-		replies.fields().forEach((field, value) -> {
-			if (!LOCK_FIELDS.contains(field) && !KEPT_FIELD.equals(field)) {
-				holders.put(field, Integer.valueOf(value));
+		long marked = 0;
+		for (Map.Entry<String, String> field : replies.fields().entrySet()) {
+			if (field.getKey().startsWith(WAITER_FIELD_PREFIX)) {
+				marked++;
 			}
-		});
+			else if (!LOCK_FIELDS.contains(field.getKey()) && !KEPT_FIELD.equals(field.getKey())) {
+				holders.put(field.getKey(), Integer.valueOf(field.getValue()));
+			}
+		}
 		return new KindState(mode, keys.lockKey(), holders, longOrNull(replies.fields().get("token")), replies.ttl(),
-				replies.fields().containsKey(KEPT_FIELD), replies.count(), Map.of());
+				replies.fields().containsKey(KEPT_FIELD), replies.count() + marked, Map.of());
 	}
 
 	static @Nullable Long longOrNull(@Nullable String value) {

@@ -1,6 +1,9 @@
 -- Acquires or re-enters a lock in one step.
 -- KEYS[1] the lock hash (field = owner, value = hold count; field "token" = the holder's fencing token,
---   "client" = the holder's client, "contended" = set once another client found it taken)
+--   "client" = the holder's client, "w:<owner>" = a waiter of another client than the holder's,
+--   "contended" = how many such waiters there are: each counts itself in once, and out when it gets
+--   the lock or stops waiting (see withdraw.lua), so that a release keeps the lock for nobody only
+--   while someone waits)
 -- KEYS[2] the fencing counter, shared by every lock name in the same cluster slot
 -- ARGV[1] lease in milliseconds, ARGV[2] owner ("<client-uuid>:<thread-id>" or "<client-uuid>:h<n>"),
 -- ARGV[3] the holds this owner believes it has (0 for a first acquisition),
@@ -40,8 +43,8 @@ if ttl ~= -2 then
     if not held then
       -- the holder's client stops passing the lock among its own threads once it sees this; the
       -- holder's release announces itself only when it is there (see unlock.lua)
-      if ARGV[5] == '1' and fields[3] ~= client then
-        redis.call('hset', KEYS[1], 'contended', 1)
+      if ARGV[5] == '1' and fields[3] ~= client and redis.call('hsetnx', KEYS[1], 'w:' .. ARGV[2], 1) == 1 then
+        redis.call('hincrby', KEYS[1], 'contended', 1)
       end
       if ttl > 0 then
         return -ttl
@@ -51,10 +54,12 @@ if ttl ~= -2 then
   else
     -- cleared field by field, never deleted (the marker keeps a token): while its Cluster slot
     -- migrates, a key that went missing during the script could not be written again on this
-    -- node. A "contended" mark stays: only waiters of other clients than this one set it on the
-    -- marker (those of the client that gave the lock up), and they now wait for this client's turn
-    -- to end.
+    -- node. The other waiters' marks stay, counted: they now wait for this owner's turn to end;
+    -- this owner counts itself out.
     redis.call('hdel', KEYS[1], 'yielded-by')
+    if redis.call('hdel', KEYS[1], 'w:' .. ARGV[2]) == 1 and redis.call('hincrby', KEYS[1], 'contended', -1) <= 0 then
+      redis.call('hdel', KEYS[1], 'contended')
+    end
   end
 end
 local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1

@@ -23,7 +23,7 @@ if redis.call('hexists', KEYS[1], 'contended') == 1 then
   redis.call('hdel', KEYS[1], ARGV[1], 'client')
   -- this client still waits (it was passing the lock on): the other client's turn is bounded too,
   -- although this client's waiters leave Redis alone until that turn ends (or this reservation)
-  redis.call('hset', KEYS[1], 'yielded-by', client, 'contended', 1)
+  redis.call('hset', KEYS[1], 'yielded-by', client)
   redis.call('pexpire', KEYS[1], ARGV[5])
   -- names the client that gave the lock up: its own waiters need not wake for this message
   redis.call('publish', ARGV[3], 'yielded:' .. client)

@@ -2,8 +2,8 @@
 -- KEYS[1] the lock hash
 -- ARGV[1] owner, ARGV[2] the lock's release channel, ARGV[3] the holds this owner believes it has,
 -- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none,
--- ARGV[5] when another client marked the lock contended (see lock.lua), milliseconds the freed lock
--- stays reserved for the other clients, 0 to free it for anybody,
+-- ARGV[5] when waiters of another client are counted on the lock (see lock.lua), milliseconds the freed
+-- lock stays reserved for the other clients, 0 to free it for anybody,
 -- ARGV[6] 1 when the releasing client wakes its own waiters itself: the release is then announced
 -- only when a waiter of another client marked the lock (a waiter marks it before it sleeps, see
 -- lock.lua), which spares a PUBLISH (sent to every node of a Redis Cluster) when nobody waits
@@ -31,9 +31,10 @@ if tonumber(ARGV[4]) > 0 then
   redis.call('hset', KEYS[1], 'hold-at-least', 1)
   redis.call('pexpire', KEYS[1], ARGV[4])
 elseif tonumber(ARGV[5]) > 0 and fields[2] then
-  -- another client waits: its turn, before this client's other threads take the lock again
+  -- another client waits: its turn, before this client's other threads take the lock again (the
+  -- waiters' marks and their count stay: see lock.lua)
   local client = redis.call('hget', KEYS[1], 'client') or ''
-  redis.call('hdel', KEYS[1], ARGV[1], 'client', 'contended')
+  redis.call('hdel', KEYS[1], ARGV[1], 'client')
   redis.call('hset', KEYS[1], 'yielded-by', client)
   redis.call('pexpire', KEYS[1], ARGV[5])
 else

@@ -1,6 +1,7 @@
 -- Acquires or re-enters a lock in one step.
 -- KEYS[1] the lock hash (field = owner, value = hold count; field "token" = the holder's fencing token,
---   "client" = the holder's client, "w:<owner>" = a waiter of another client than the holder's,
+--   "client" = the holder's client, "w:<owner>" = a waiter of another client than the holder's
+--   ("w:<client>": a client that gave the lock up while its threads waited, see pass.lua),
 --   "contended" = how many such waiters there are: each counts itself in once, and out when it gets
 --   the lock or stops waiting (see withdraw.lua), so that a release keeps the lock for nobody only
 --   while someone waits)
@@ -57,7 +58,10 @@ if ttl ~= -2 then
     -- node. The other waiters' marks stay, counted: they now wait for this owner's turn to end;
     -- this owner counts itself out.
     redis.call('hdel', KEYS[1], 'yielded-by')
-    if redis.call('hdel', KEYS[1], 'w:' .. ARGV[2]) == 1 and redis.call('hincrby', KEYS[1], 'contended', -1) <= 0 then
+    -- counted out: this owner's own mark, and its client's if that client gave a lock up while its
+    -- threads waited (see pass.lua)
+    local out = redis.call('hdel', KEYS[1], 'w:' .. ARGV[2], 'w:' .. client)
+    if out > 0 and redis.call('hincrby', KEYS[1], 'contended', -out) <= 0 then
       redis.call('hdel', KEYS[1], 'contended')
     end
   end

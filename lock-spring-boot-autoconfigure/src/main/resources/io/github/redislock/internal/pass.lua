@@ -24,6 +24,11 @@ if redis.call('hexists', KEYS[1], 'contended') == 1 then
   -- this client still waits (it was passing the lock on): the other client's turn is bounded too,
   -- although this client's waiters leave Redis alone until that turn ends (or this reservation)
   redis.call('hset', KEYS[1], 'yielded-by', client)
+  -- counted in as one waiter (field w:<client>), since its own threads now hold off rather than ask
+  -- Redis: so that the other client's turn is bounded too (see lock.lua)
+  if redis.call('hsetnx', KEYS[1], 'w:' .. client, 1) == 1 then
+    redis.call('hincrby', KEYS[1], 'contended', 1)
+  end
   redis.call('pexpire', KEYS[1], ARGV[5])
   -- names the client that gave the lock up: its own waiters need not wake for this message
   redis.call('publish', ARGV[3], 'yielded:' .. client)

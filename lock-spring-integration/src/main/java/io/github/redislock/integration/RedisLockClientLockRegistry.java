@@ -249,7 +249,14 @@ public class RedisLockClientLockRegistry
 		if (!lock.isHeldByCurrentThread()) {
 			throw notHeld(lock);
 		}
-		long token = lock.fencingToken();
+		long token;
+		try {
+			token = lock.fencingToken();
+		}
+		catch (IllegalMonitorStateException ex) {
+			// lost since
+			throw notHeld(lock);
+		}
 		// A nested acquisition lengthens the lease when it runs out sooner than the new
 		// one, and is released at once. A nested acquisition that does not wait is never
 		// interrupted: the interrupt status is kept aside meanwhile.

@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 import org.springframework.integration.support.locks.DefaultLockRegistry;
+import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.LockRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,6 +60,13 @@ class IntegrationApplicationTests {
 	void withoutSpringIntegrationThereIsNoRegistry() {
 		this.application.withClassLoader(new FilteredClassLoader(LockRegistry.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockClientLockRegistry.class));
+	}
+
+	@Test
+	void withSpringIntegration6ThereIsNoRegistry() {
+		// Spring Integration 6 has LockRegistry but not DistributedLock
+		this.application.withClassLoader(new FilteredClassLoader(DistributedLock.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LockRegistry.class));
 	}
 
 	@Test

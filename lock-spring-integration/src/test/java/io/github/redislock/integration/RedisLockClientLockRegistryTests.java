@@ -365,7 +365,12 @@ class RedisLockClientLockRegistryTests {
 		assertThat(lock.tryLock()).isTrue();
 		try {
 			this.registry.renewLock(this.key);
+			// a watchdog lease stays the watchdog's
+			this.registry.renewLock(this.key, Duration.ofMillis(100));
+			this.registry.renewLock(this.key, Duration.ofSeconds(60));
 			assertThat(redisLock("integration:" + this.key).isLocked()).isTrue();
+			assertThat(lock.tryLock()).isTrue();
+			lock.unlock();
 		}
 		finally {
 			lock.unlock();

@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /**
@@ -17,12 +18,13 @@ import org.springframework.integration.support.locks.LockRegistry;
  * {@value RedisLockClientLockRegistry#DEFAULT_NAME_PREFIX}, when Spring Integration is on
  * the class path and the application defines no {@code LockRegistry}: a
  * {@code LockRegistryLeaderInitiator} or an aggregator can take it as it is. Define your
- * own {@code RedisLockClientLockRegistry} bean for another prefix or a default TTL.
+ * own {@code RedisLockClientLockRegistry} bean for another prefix or a default TTL. With
+ * Spring Integration 6 (Spring Boot 3.5) it backs off: the registry needs version 7.
  *
  * @since 0.1.0
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class)
-@ConditionalOnClass(LockRegistry.class)
+@ConditionalOnClass({ LockRegistry.class, DistributedLock.class })
 @ConditionalOnBean(RedisLockClient.class)
 public final class RedisLockIntegrationAutoConfiguration {
 

@@ -16,6 +16,7 @@ import io.github.redislock.RedisLockClient;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -96,6 +97,23 @@ class LeaderElectionTests {
 		assertThat(second.grants.get()).isOne();
 	}
 
+	// as with RedisLockRegistry: the leader's initiator re-enters the lock on every
+	// heartbeat, and each re-entry lengthens the fixed lease again
+	@Test
+	void withAFixedDefaultTtlTheLeadersHeartbeatKeepsItsLease() {
+		Duration ttl = Duration.ofSeconds(3);
+		Candidate first = new Candidate("first", "ttl");
+		Candidate second = new Candidate("second", "ttl");
+		start(first, ttl);
+		await().atMost(Duration.ofSeconds(20)).until(() -> first.leader);
+		start(second, ttl);
+		await().atMost(Duration.ofSeconds(20)).until(() -> second.failedAttempts.get() >= 3);
+		// longer than the lease
+		await().during(ttl.plusSeconds(1))
+			.atMost(ttl.plusSeconds(10))
+			.until(() -> first.leader && !second.leader && first.grants.get() == 1 && second.grants.get() == 0);
+	}
+
 	@Test
 	void theOtherTakesOverWithinTheLeaseWhenTheLeadersProcessIsKilled() throws Exception {
 		Process leader = startLeaderProcess("kill");
@@ -157,13 +175,18 @@ class LeaderElectionTests {
 	}
 
 	private LockRegistryLeaderInitiator start(Candidate candidate) {
+		return start(candidate, null);
+	}
+
+	private LockRegistryLeaderInitiator start(Candidate candidate, @Nullable Duration defaultTtl) {
 		RedisLockClient client = RedisLockClient.builder(this.connection)
 			.watchdogTimeout(WATCHDOG_TIMEOUT)
 			.commandTimeout(Duration.ofSeconds(10))
 			.build();
 		this.clients.add(client);
-		LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(new RedisLockClientLockRegistry(client),
-				candidate);
+		RedisLockClientLockRegistry registry = new RedisLockClientLockRegistry(client);
+		registry.setDefaultTtl(defaultTtl);
+		LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry, candidate);
 		initiator.setLeaderEventPublisher(candidate);
 		initiator.setPublishFailedEvents(true);
 		this.initiators.add(initiator);

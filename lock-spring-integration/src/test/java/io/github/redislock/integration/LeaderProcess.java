@@ -1,5 +1,6 @@
 package io.github.redislock.integration;
 
+import java.io.IOException;
 import java.time.Duration;
 
 import io.github.redislock.RedisLockClient;
@@ -25,6 +26,8 @@ public final class LeaderProcess {
 	/** The line printed once leadership is granted. */
 	public static final String GRANTED = "granted";
 
+	private static final Duration MAX_LIFETIME = Duration.ofMinutes(2);
+
 	private LeaderProcess() {
 	}
 
@@ -47,7 +50,22 @@ public final class LeaderProcess {
 				});
 		initiator.setLeaderEventPublisher(new LeaderElectionTests.NoEvents());
 		initiator.start();
-		Thread.currentThread().join();
+		// never outlives the test: its standard input ends when the test's JVM does
+		Thread watch = new Thread(() -> {
+			try {
+				while (System.in.read() != -1) {
+					// nothing is sent
+				}
+			}
+			catch (IOException ex) {
+				// the same: the test is gone
+			}
+			Runtime.getRuntime().halt(1);
+		});
+		watch.setDaemon(true);
+		watch.start();
+		Thread.sleep(MAX_LIFETIME.toMillis());
+		Runtime.getRuntime().halt(2);
 	}
 
 }

@@ -187,14 +187,14 @@ class RedisLockClientLockRegistryTests {
 	@Test
 	void withoutATtlTheWatchdogKeepsTheLockForAsLongAsItIsHeld() {
 		RedisLockClient shortWatchdog = RedisLockClient.builder(this.connection)
-			.watchdogTimeout(Duration.ofMillis(600))
+			.watchdogTimeout(Duration.ofSeconds(1))
 			.commandTimeout(Duration.ofSeconds(10))
 			.build();
 		try {
 			DistributedLock lock = new RedisLockClientLockRegistry(shortWatchdog).obtain(this.key);
 			assertThat(lock.tryLock()).isTrue();
 			// several watchdog leases long
-			await().during(Duration.ofSeconds(2))
+			await().during(Duration.ofMillis(2500))
 				.atMost(Duration.ofSeconds(20))
 				.until(() -> !this.otherRegistry.obtain(this.key).tryLock());
 			lock.unlock();

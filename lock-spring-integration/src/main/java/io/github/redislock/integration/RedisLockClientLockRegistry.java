@@ -74,8 +74,9 @@ import org.springframework.util.Assert;
  * holds this process has on them (for {@link #expireUnusedOlderThan(long)}): the lock's
  * state is in the client and in Redis. An object dropped from the cache therefore stays
  * usable and is the same lock as the one that replaces it ({@code RedisLockRegistry}
- * refuses to lock a lock evicted from its cache). The cache keeps at most
- * {@linkplain #setCacheCapacity a capacity} of objects that no thread holds.
+ * refuses to lock a lock evicted from its cache). Beyond its
+ * {@linkplain #setCacheCapacity capacity} the cache drops objects no thread holds;
+ * {@code obtain} never fails for a full cache.
  * <p>
  * Conditions are not supported.
  *

@@ -30,9 +30,9 @@ import org.springframework.util.Assert;
  * {@code <namePrefix>orders}, {@code integration:orders} with the default
  * {@linkplain #DEFAULT_NAME_PREFIX prefix}, so in Redis {@code lock:{integration:orders}}
  * with the client's default key prefix. The same name taken through
- * {@link RedisLockClient#getLock(String)} is the same lock. A key whose name the client
- * refuses (containing {@code '{'} or {@code '}'}, or longer than 1,024 characters with
- * the prefix) is refused by {@link #obtain(Object)} with an
+ * {@link RedisLockClient#getLock(String)} is the same lock. Any non-blank key works, with
+ * braces or over 1,024 characters too (the client hashes such a name into its keys and
+ * shows it as it is); a blank one is refused by {@link #obtain(Object)} with an
  * {@link IllegalArgumentException}.
  * <p>
  * <b>Ownership and re-entry.</b> A lock is a {@link RedisLock}: owned by the thread that

@@ -31,6 +31,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.LockOutcomeUnknownException;
 import io.github.redislock.RedisLockException;
 
 /**
@@ -42,8 +43,8 @@ import io.github.redislock.RedisLockException;
  * <li>an interrupt never abandons a command Redis will still run: the caller keeps
  * waiting for the answer (at most the timeout) and gets its interrupt status back;</li>
  * <li>a call whose answer did not come is told apart from one Redis refused:
- * {@link OutcomeUnknownException}, so that an acquisition that may have been granted can
- * be settled.</li>
+ * {@link LockOutcomeUnknownException}, so that an acquisition that may have been granted
+ * can be settled.</li>
  * </ul>
  * Commands go over the factory's shared connection (or a pooled one), in the order they
  * were sent; on a Cluster, Lettuce routes each by its first key.
@@ -105,7 +106,7 @@ final class RedisCalls {
 	 * most {@code budgetNanos}.
 	 * @param what what the call does, for messages: "acquire lock 'a' (key 'lock:{a}')";
 	 * asked for only when the call fails
-	 * @throws OutcomeUnknownException when no answer came in time or the connection
+	 * @throws LockOutcomeUnknownException when no answer came in time or the connection
 	 * failed after the command may have been sent
 	 * @throws RedisLockException when Redis refused the command, or no connection could
 	 * be had
@@ -163,10 +164,10 @@ final class RedisCalls {
 		try {
 			return awaitUninterruptibly(what, connecting.copy(), deadline);
 		}
-		catch (OutcomeUnknownException ex) {
+		catch (LockOutcomeUnknownException ex) {
 			// nothing was sent: a known failure. A connection made after all is not used.
 			connecting.thenAccept(RedisConnection::close);
-			throw ex.asKnown();
+			throw asKnown(ex);
 		}
 	}
 
@@ -252,7 +253,7 @@ final class RedisCalls {
 				connecting.thenAccept(RedisConnection::close);
 				RuntimeException translated = translate(what, failure);
 				return CompletableFuture.<T>failedFuture(
-						(translated instanceof OutcomeUnknownException unknown) ? unknown.asKnown() : translated);
+						(translated instanceof LockOutcomeUnknownException unknown) ? asKnown(unknown) : translated);
 			}
 			CompletableFuture<T> reply;
 			try {
@@ -447,7 +448,7 @@ final class RedisCalls {
 	private RuntimeException translate(Supplier<String> what, Throwable failure) {
 		Throwable cause = unwrap(failure);
 		if (cause instanceof TimeoutException) {
-			return new OutcomeUnknownException("Could not " + what.get() + ": Redis did not answer within "
+			return new LockOutcomeUnknownException("Could not " + what.get() + ": Redis did not answer within "
 					+ Durations.formatMillis(timeoutMillis()) + " (see redis-lock.command-timeout)", cause);
 		}
 		if (cause instanceof RedisLockException known) {
@@ -457,7 +458,13 @@ final class RedisCalls {
 			// Redis answered with an error: the command did not run
 			return new RedisLockException("Could not " + what.get() + ": " + message(cause), cause);
 		}
-		return new OutcomeUnknownException("Could not " + what.get() + ": " + message(cause), cause);
+		return new LockOutcomeUnknownException("Could not " + what.get() + ": " + message(cause), cause);
+	}
+
+	/** The same failure, for a command known not to have been sent. */
+	private static RedisLockException asKnown(LockOutcomeUnknownException unknown) {
+		Throwable cause = unknown.getCause();
+		return new RedisLockException(String.valueOf(unknown.getMessage()), (cause != null) ? cause : unknown);
 	}
 
 	private static Throwable unwrap(Throwable ex) {
@@ -492,28 +499,6 @@ final class RedisCalls {
 
 		Refused(String message, @Nullable Throwable cause) {
 			super(message, cause);
-		}
-
-	}
-
-	/**
-	 * A command whose answer never came: Redis may or may not have run it.
-	 */
-	static final class OutcomeUnknownException extends RedisLockException {
-
-		private final String message;
-
-		private final Throwable cause;
-
-		OutcomeUnknownException(String message, Throwable cause) {
-			super(message, cause);
-			this.message = message;
-			this.cause = cause;
-		}
-
-		/** The same failure, for a command known not to have been sent. */
-		RedisLockException asKnown() {
-			return new RedisLockException(this.message, this.cause);
 		}
 
 	}

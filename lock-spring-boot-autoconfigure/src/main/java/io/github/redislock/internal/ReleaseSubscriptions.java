@@ -24,6 +24,7 @@ import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LockOutcomeUnknownException;
 import io.github.redislock.RedisLockException;
 
 /**
@@ -323,7 +324,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 			this.calls.await("unsubscribe from '" + channel.name + "'", pubSub.unsubscribe(channel.bytes),
 					this.calls.deadline(RedisCalls.NO_LIMIT));
 		}
-		catch (RedisCalls.OutcomeUnknownException ex) {
+		catch (LockOutcomeUnknownException ex) {
 			// The connection is broken; Lettuce would re-subscribe this channel on
 			// reconnect, which costs a little traffic until the connection is replaced,
 			// but no correctness.

@@ -64,6 +64,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	private final LockEngine engine;
 
+	private final RedisCalls calls;
+
 	private final Lease watchdogLease;
 
 	private final int maxLocalPasses;
@@ -100,6 +102,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		// lock call, which may run on a thread that must not block (a reactive one)
 		List.of(ExclusiveLock.INSTANCE, ReadWriteLocks.READ, ReadWriteLocks.WRITE, FairLock.INSTANCE);
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
+		this.calls = calls;
 		calls.connectAhead();
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
 				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
@@ -230,6 +233,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	@Override
 	public void close() {
 		this.engine.close();
+		this.calls.close();
 		if (this.meters != null) {
 			this.meters.close();
 		}

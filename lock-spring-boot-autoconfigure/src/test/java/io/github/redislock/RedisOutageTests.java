@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
+import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -136,7 +137,26 @@ class RedisOutageTests {
 		assertThat(LockTestClients.inspector(client).settlingCount()).as("acquisitions to give back").isZero();
 	}
 
+	@Test
+	void aCallToARedisThatDoesNotAnswerFailsAtTheCommandTimeoutSayingSo() {
+		FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port());
+		this.resources.push(proxy);
+		RedisLockClient client = client(proxy.host(), proxy.port(), NO_RECONNECT_DURING_THE_TEST, COMMAND_TIMEOUT);
+		assertThat(lockAndUnlock(client)).isTrue();
+		// the connections are closed, and new ones get no answer
+		proxy.cut();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.connections.containsValue(true));
+		proxy.blackHole();
+		assertFailsAtTheCommandTimeout("blocking call", () -> lockAndUnlock(client), proxy.host() + ":" + proxy.port(),
+				"connecting timed out");
+	}
+
 	private static void assertFailsAtTheCommandTimeout(String call, ThrowingSupplier attempt, String where) {
+		assertFailsAtTheCommandTimeout(call, attempt, where, "connection refused");
+	}
+
+	private static void assertFailsAtTheCommandTimeout(String call, ThrowingSupplier attempt, String where,
+			String cause) {
 		long start = System.nanoTime();
 		Throwable failure = catchThrowable(attempt::get);
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -144,7 +164,7 @@ class RedisOutageTests {
 		// nothing was sent: the known failure, not an unknown outcome
 		assertThat(failure).as(call).isExactlyInstanceOf(RedisLockException.class);
 		assertThat(failure.getMessage()).as(call)
-			.contains("connection refused")
+			.contains(cause)
 			.contains(where)
 			.contains("redis-lock.command-timeout");
 		assertThat(took).as(call).isBetween(COMMAND_TIMEOUT.minusMillis(50), COMMAND_TIMEOUT.plus(SLACK));
@@ -294,6 +314,10 @@ class RedisOutageTests {
 	 * given delay ({@code null}: Lettuce's default, as in an application).
 	 */
 	private RedisLockClient client(@Nullable Delay reconnectDelay, Duration commandTimeout) {
+		return client(redis.server().host(), redis.server().port(), reconnectDelay, commandTimeout);
+	}
+
+	private RedisLockClient client(String host, int port, @Nullable Delay reconnectDelay, Duration commandTimeout) {
 		LettuceClientConfiguration.LettuceClientConfigurationBuilder configuration = LettuceClientConfiguration
 			.builder();
 		if (reconnectDelay != null) {
@@ -301,8 +325,8 @@ class RedisOutageTests {
 			this.resources.push(() -> clientResources.shutdown().get(10, TimeUnit.SECONDS));
 			configuration.clientResources(clientResources);
 		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(redis.server().host(), redis.server().port()), configuration.build());
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				configuration.build());
 		factory.afterPropertiesSet();
 		factory.start();
 		this.resources.push(factory::destroy);

@@ -27,7 +27,7 @@ import io.github.redislock.RedisLockException;
  */
 final class ConnectionFailures {
 
-	private static final String TIMED_OUT = "connecting timed out, nothing answered";
+	private static final String TIMED_OUT = "connecting timed out";
 
 	private static final Pattern UNABLE_TO_CONNECT = Pattern.compile("Unable to connect to (\\S+)");
 
@@ -72,7 +72,7 @@ final class ConnectionFailures {
 	static RedisLockException notConnected(String prefix, String where, long timeoutMillis,
 			@Nullable Throwable failure) {
 		String address = address(failure, where);
-		String reason = (failure != null) ? reason(failure) : "the connection attempt had not completed";
+		String reason = (failure != null) ? reason(failure) : TIMED_OUT;
 		String message = prefix + ": no connection to Redis at " + address + " within "
 				+ Durations.formatMillis(timeoutMillis) + ": " + reason
 				+ "; spring.data.redis.* says where Redis is, redis-lock.command-timeout how long a call tries";

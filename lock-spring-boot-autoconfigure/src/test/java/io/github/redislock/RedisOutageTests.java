@@ -5,12 +5,15 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -71,6 +74,9 @@ class RedisOutageTests {
 	final LockTestClients clients = new LockTestClients(redis);
 
 	private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+
+	/** The commands the client made last has sent, by type. */
+	private List<String> sent = List.of();
 
 	/** Whether each connection of the clients made here is up, as Lettuce last said. */
 	private final Map<RedisChannelHandler<?, ?>, Boolean> connections = new ConcurrentHashMap<>();
@@ -149,6 +155,40 @@ class RedisOutageTests {
 		proxy.blackHole();
 		assertFailsAtTheCommandTimeout("blocking call", () -> lockAndUnlock(client), proxy.host() + ":" + proxy.port(),
 				"connecting timed out");
+	}
+
+	@Test
+	void aCallWhoseConnectionIsResetWhileItWaitsSaysSo() throws Exception {
+		assertConnectionLostWhileWaiting(FaultProxy::reset, "connection reset");
+	}
+
+	@Test
+	void aCallWhoseConnectionIsClosedWhileItWaitsSaysSo() throws Exception {
+		assertConnectionLostWhileWaiting(FaultProxy::cut, "connection closed");
+	}
+
+	private void assertConnectionLostWhileWaiting(Consumer<FaultProxy> loss, String cause) throws Exception {
+		FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port());
+		this.resources.push(proxy);
+		RedisLockClient client = client(proxy.host(), proxy.port(), NO_RECONNECT_DURING_THE_TEST, COMMAND_TIMEOUT);
+		assertThat(lockAndUnlock(client)).isTrue();
+		this.sent.clear();
+		proxy.blackHole();
+		CompletableFuture<Throwable> call = CompletableFuture
+			.supplyAsync(() -> catchThrowable(() -> lockAndUnlock(client)), TestThreads.perTask());
+		// the acquisition is on its way, held by the network, when the connection is
+		// reset
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.sent.isEmpty());
+		long lostAt = System.nanoTime();
+		loss.accept(proxy);
+		Throwable failure = call.get(30, TimeUnit.SECONDS);
+		Duration took = Duration.ofNanos(System.nanoTime() - lostAt);
+		logger.info(
+				"a call whose connection was lost (" + cause + ") failed " + took.toMillis() + " ms later: " + failure);
+		// the command was sent: Redis may have run it
+		assertThat(failure).isExactlyInstanceOf(LockOutcomeUnknownException.class);
+		assertThat(failure.getMessage()).contains(proxy.host() + ":" + proxy.port()).contains(cause);
+		assertThat(took).isLessThan(COMMAND_TIMEOUT.plus(SLACK));
 	}
 
 	private static void assertFailsAtTheCommandTimeout(String call, ThrowingSupplier attempt, String where) {
@@ -330,6 +370,9 @@ class RedisOutageTests {
 		factory.afterPropertiesSet();
 		factory.start();
 		this.resources.push(factory::destroy);
+		// before the client connects: Lettuce adds a listener to the connections it makes
+		// after
+		this.sent = LockTestClients.recordCommands(factory);
 		factory.getNativeClient().addListener(new RedisConnectionStateListener() {
 
 			@Override

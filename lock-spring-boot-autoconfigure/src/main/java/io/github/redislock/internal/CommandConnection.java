@@ -7,6 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -59,6 +60,25 @@ final class CommandConnection {
 
 	private volatile @Nullable RuntimeException lastFailure;
 
+	// when the connection last went down (System.nanoTime()), and why if Lettuce said so
+	private volatile long lostAt;
+
+	private volatile @Nullable Throwable lostBecause;
+
+	private final RedisConnectionStateListener losses = new RedisConnectionStateListener() {
+
+		@Override
+		public void onRedisExceptionCaught(RedisChannelHandler<?, ?> connection, Throwable cause) {
+			CommandConnection.this.lostBecause = cause;
+		}
+
+		@Override
+		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+			CommandConnection.this.lostAt = System.nanoTime();
+		}
+
+	};
+
 	private volatile boolean supported = true;
 
 	private boolean closed;
@@ -105,6 +125,21 @@ final class CommandConnection {
 			this.wantedUntil = deadline;
 		}
 		return this.connecting;
+	}
+
+	/**
+	 * Why the connection went down, if it did since the given time: a command sent before
+	 * then got no answer on it.
+	 * @param since a {@link System#nanoTime()}
+	 * @return "connection reset", "connection closed", or {@code null}
+	 */
+	@Nullable String lostSince(long since) {
+		long lostAt = this.lostAt;
+		if (lostAt == 0 || lostAt - since < 0) {
+			return null;
+		}
+		Throwable cause = this.lostBecause;
+		return (cause != null) ? ConnectionFailures.reason(cause) : "connection closed";
 	}
 
 	/** Why the last attempt failed, if the last one did. */
@@ -180,6 +215,10 @@ final class CommandConnection {
 		}
 		if (client instanceof RedisClient standalone) {
 			StatefulRedisConnection<byte[], byte[]> connection = standalone.connect(ByteArrayCodec.INSTANCE);
+			if (connection instanceof RedisChannelHandler<?, ?> handler) {
+				this.lostBecause = null;
+				handler.addListener(this.losses);
+			}
 			return new Open(connection, connection.async());
 		}
 		throw new UnsupportedClientException("Not a Lettuce RedisClient or RedisClusterClient: " + client);

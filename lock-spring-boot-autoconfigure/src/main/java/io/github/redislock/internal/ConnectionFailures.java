@@ -89,7 +89,7 @@ final class ConnectionFailures {
 		if (reason.equals(TIMED_OUT)) {
 			reason = "no answer";
 		}
-		String said = reason.equals(detail) ? "" : " (" + detail + ")";
+		String said = reason.equalsIgnoreCase(detail) ? "" : " (" + detail + ")";
 		return "lost the connection to Redis at " + address(failure, where) + ": " + reason + said
 				+ "; Redis may or may not have run the command";
 	}

@@ -574,8 +574,11 @@ final class RedisCalls {
 	private RuntimeException translate(Supplier<String> what, Throwable failure) {
 		Throwable cause = unwrap(failure);
 		if (cause instanceof TimeoutException) {
+			// the connection lost while the call waited says more than the wait's end
+			String lost = (this.own != null) ? this.own.lostSince(System.nanoTime() - this.timeoutNanos) : null;
 			return new LockOutcomeUnknownException("Could not " + what.get() + ": Redis at " + this.where
 					+ " did not answer within " + Durations.formatMillis(timeoutMillis())
+					+ ((lost != null) ? ", the connection was lost meanwhile (" + lost + ")" : "")
 					+ " (see redis-lock.command-timeout); it may or may not have run the command", cause);
 		}
 		if (cause instanceof RedisLockException known) {

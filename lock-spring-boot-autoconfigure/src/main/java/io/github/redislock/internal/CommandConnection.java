@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -65,7 +66,7 @@ final class CommandConnection {
 
 	private volatile @Nullable Throwable lostBecause;
 
-	private final RedisConnectionStateListener losses = new RedisConnectionStateListener() {
+	private final RedisConnectionStateListener states = new RedisConnectionStateListener() {
 
 		@Override
 		public void onRedisExceptionCaught(RedisChannelHandler<?, ?> connection, Throwable cause) {
@@ -75,6 +76,11 @@ final class CommandConnection {
 		@Override
 		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
 			CommandConnection.this.lostAt = System.nanoTime();
+		}
+
+		@Override
+		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+			reconnected(connection);
 		}
 
 	};
@@ -142,6 +148,20 @@ final class CommandConnection {
 		return (cause != null) ? ConnectionFailures.reason(cause) : "connection closed";
 	}
 
+	// Lettuce reconnected the current connection on its own (a short outage: its first
+	// attempts come quickly) while a new one is being opened, which may take longer on a
+	// busy machine: the callers waiting need not wait for that
+	private void reconnected(RedisChannelHandler<?, ?> connection) {
+		Open open = this.current;
+		CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> pending;
+		synchronized (this) {
+			pending = this.connecting;
+		}
+		if (open != null && open.connection() == connection && pending != null) {
+			pending.complete(open.commands());
+		}
+	}
+
 	/** Why the last attempt failed, if the last one did. */
 	@Nullable RuntimeException lastFailure() {
 		return this.lastFailure;
@@ -150,15 +170,17 @@ final class CommandConnection {
 	private void connect(CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connecting) {
 		for (;;) {
 			Open reopened = this.current;
-			if (reopened != null && reopened.connection().isOpen()) {
+			if (connecting.isDone()) {
 				// Lettuce's own reconnect won meanwhile
+				return;
+			}
+			if (reopened != null && reopened.connection().isOpen()) {
 				connecting.complete(reopened.commands());
 				return;
 			}
 			try {
-				Open open = openOnce();
-				if (!adopt(open)) {
-					open.connection().closeAsync();
+				Open open = adopt(openOnce());
+				if (open == null) {
 					connecting.completeExceptionally(new IllegalStateException("The lock client is closed"));
 					return;
 				}
@@ -190,21 +212,24 @@ final class CommandConnection {
 		return this.closed ? 0 : this.wantedUntil - System.nanoTime();
 	}
 
-	// the new connection replaces the old, which is closed: Lettuce stops reconnecting
-	// it, and fails what it still buffered
-	private boolean adopt(Open open) {
+	// The new connection replaces the old, which is closed: Lettuce stops reconnecting
+	// it, and fails what it still buffered. Unless Lettuce reconnected the old one
+	// meanwhile: callers may have commands on their way on it, so it stays, and the new
+	// one goes.
+	private @Nullable Open adopt(Open open) {
 		Open previous;
 		synchronized (this) {
-			if (this.closed) {
-				return false;
-			}
 			previous = this.current;
+			if (this.closed || (previous != null && previous.connection().isOpen())) {
+				closeQuietly(open.connection());
+				return this.closed ? null : previous;
+			}
 			this.current = open;
 		}
 		if (previous != null) {
 			closeQuietly(previous.connection());
 		}
-		return true;
+		return open;
 	}
 
 	private Open openOnce() {
@@ -217,7 +242,7 @@ final class CommandConnection {
 			StatefulRedisConnection<byte[], byte[]> connection = standalone.connect(ByteArrayCodec.INSTANCE);
 			if (connection instanceof RedisChannelHandler<?, ?> handler) {
 				this.lostBecause = null;
-				handler.addListener(this.losses);
+				handler.addListener(this.states);
 			}
 			return new Open(connection, connection.async());
 		}

@@ -38,9 +38,14 @@ import org.springframework.util.Assert;
  * {@code redis-lock.*}.
  *
  * <p>
- * A client owns a background thread (the watchdog that renews leases) and, once a thread
- * has had to wait, one pub/sub connection. {@link #close()} stops both; locks still held
- * then expire with their leases.
+ * A client owns a background thread (the watchdog that renews leases), a command
+ * connection and, once a thread has had to wait, one pub/sub connection. Both connections
+ * are its own, opened on the connection factory's Lettuce client (so with the
+ * application's settings), not shared with the application: a lock call that finds one
+ * down reconnects it at once rather than on Lettuce's reconnect schedule, which after a
+ * long outage waits up to 30 s between attempts; the application's connections keep that
+ * schedule. {@link #close()} stops the thread and closes the connections; locks still
+ * held then expire with their leases.
  *
  * @since 0.1.0
  */
@@ -256,8 +261,8 @@ public interface RedisLockClient extends AutoCloseable {
 	}
 
 	/**
-	 * Stops lease renewal and closes the pub/sub connection. Locks still held expire with
-	 * their leases.
+	 * Stops lease renewal and closes the client's connections. Locks still held expire
+	 * with their leases.
 	 */
 	@Override
 	void close();
@@ -351,8 +356,12 @@ public interface RedisLockClient extends AutoCloseable {
 		 * within this; either then throws {@link RedisLockException}. An acquisition
 		 * whose answer did not arrive in time may still be granted by Redis later: the
 		 * client releases such a grant in the background as soon as Redis answers again,
-		 * so that it does not block others for a whole lease. Needs Lettuce; with another
-		 * client library only the library's own timeout applies. At least 10 ms.
+		 * so that it does not block others for a whole lease. A call that finds Redis
+		 * unreachable tries to reconnect the client's own connection for this long, then
+		 * throws a {@link RedisLockException} naming the cause (refused, timed out,
+		 * reset) and the address; a failure after the command was sent is a
+		 * {@link LockOutcomeUnknownException}. Needs Lettuce; with another client library
+		 * only the library's own timeout applies. At least 10 ms.
 		 * @since 0.1.0
 		 */
 		public Builder commandTimeout(Duration commandTimeout) {

@@ -8,7 +8,10 @@ package io.github.redislock;
  *
  * <p>
  * An acquire that fails this way holds nothing, or, if Redis ran the command but the
- * answer was lost, holds a lock that frees itself when its lease ends.
+ * answer was lost, holds a lock that frees itself when its lease ends. That second case,
+ * a command sent whose answer never came, is a {@link LockOutcomeUnknownException}, which
+ * says what the client does about it; every other failure of a lock call to reach Redis
+ * is this class itself. Both are caught as {@code RedisLockException}.
  *
  * @since 0.1.0
  */

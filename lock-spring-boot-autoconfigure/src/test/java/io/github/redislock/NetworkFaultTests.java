@@ -46,7 +46,15 @@ class NetworkFaultTests {
 		this.proxy = FaultProxy.start(redis.server().host(), redis.server().port());
 		this.connectionFactory = RedisServers
 			.connectionFactory(new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()), COMMAND_TIMEOUT);
-		this.client = RedisLockClient.builder(this.connectionFactory).build();
+		// the lock calls' bound, which the tests' bounds are made of
+		this.client = RedisLockClient.builder(this.connectionFactory).commandTimeout(COMMAND_TIMEOUT).build();
+		// a cold client's first connection can take longer than that on a busy machine,
+		// and no test here is about it
+		RedisLock probe = this.client.getLock("test-connected-probe");
+		await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+			probe.isLocked();
+			return true;
+		});
 		this.direct = new LockTestClients(redis);
 	}
 

@@ -56,8 +56,11 @@ public class RedisLockProperties {
 	/**
 	 * Longest a single lock command (acquire, release, renewal, status read) waits for
 	 * Redis, whatever spring.data.redis.timeout says: an acquisition returns within its
-	 * wait time plus this, a release within this. An acquisition cut short this way is
-	 * released in the background once Redis answers again. At least 10ms.
+	 * wait time plus this, a release within this. A call that finds Redis unreachable
+	 * tries to reconnect for this long, then fails saying why (refused, timed out, reset)
+	 * and where; locks work again as soon as Redis accepts connections. An acquisition
+	 * cut short this way is released in the background once Redis answers again. At least
+	 * 10ms.
 	 */
 	private Duration commandTimeout = Duration.ofSeconds(2);
 

@@ -11,6 +11,7 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LockOutcomeUnknownException;
 import io.github.redislock.RedisLockException;
 
 /**
@@ -189,7 +190,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	private void failed(Throwable failure) {
 		Throwable cause = (failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null)
 				? failure.getCause() : failure;
-		if (cause instanceof RedisCalls.OutcomeUnknownException) {
+		if (cause instanceof LockOutcomeUnknownException) {
 			// Redis may grant it still: release it once Redis answers
 			this.settlements.settle(this.keys, this.owner, Settlements.Reason.ACQUIRE);
 		}

@@ -69,6 +69,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	private final ClientInspection inspection;
 
+	private final RedisCalls calls;
+
 	private final Lease watchdogLease;
 
 	private final int maxLocalPasses;
@@ -105,6 +107,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		// lock call, which may run on a thread that must not block (a reactive one)
 		LockType.values();
 		RedisCalls calls = new RedisCalls(connectionFactory, commandTimeout.toMillis());
+		this.calls = calls;
 		calls.connectAhead();
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
 				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
@@ -239,6 +242,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	@Override
 	public void close() {
 		this.engine.close();
+		this.calls.close();
 		if (this.meters != null) {
 			this.meters.close();
 		}

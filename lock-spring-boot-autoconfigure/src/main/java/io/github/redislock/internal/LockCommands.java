@@ -20,7 +20,7 @@ import io.github.redislock.RedisLockException;
  * The writes of the engine, each one round trip run through {@link RedisCalls}: bounded
  * by the lock command timeout, safe against interrupts, failures turned into
  * {@link RedisLockException} naming the lock. A call whose answer did not come throws
- * {@link RedisCalls.OutcomeUnknownException}. What a command means is its
+ * {@link io.github.redislock.LockOutcomeUnknownException}. What a command means is its
  * {@link LockKind}'s business; this class adds what every kind shares: time budgets,
  * replica acknowledgement, lease renewal and forcing a lock open.
  */

@@ -18,6 +18,7 @@ import org.springframework.util.Assert;
 
 import io.github.redislock.LeaseExpiredException;
 import io.github.redislock.LeaseLostEvent;
+import io.github.redislock.LockOutcomeUnknownException;
 import io.github.redislock.RedisLockException;
 
 /**
@@ -147,7 +148,7 @@ final class LockEngine implements AutoCloseable {
 			// was told it failed. Or this acquisition took over a settlement it could not
 			// finish in its place. A nested acquisition adds nothing the owner's own
 			// count does not already undo at its last release.
-			if (claimed || (firstHold && ex instanceof RedisCalls.OutcomeUnknownException)) {
+			if (claimed || (firstHold && ex instanceof LockOutcomeUnknownException)) {
 				this.settlements.settle(keys, owner, Settlements.Reason.ACQUIRE);
 			}
 			throw ex;

@@ -31,6 +31,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
+import io.github.redislock.LockOutcomeUnknownException;
 import io.github.redislock.RedisLockException;
 
 /**
@@ -42,11 +43,16 @@ import io.github.redislock.RedisLockException;
  * <li>an interrupt never abandons a command Redis will still run: the caller keeps
  * waiting for the answer (at most the timeout) and gets its interrupt status back;</li>
  * <li>a call whose answer did not come is told apart from one Redis refused:
- * {@link OutcomeUnknownException}, so that an acquisition that may have been granted can
- * be settled.</li>
+ * {@link LockOutcomeUnknownException}, so that an acquisition that may have been granted
+ * can be settled;</li>
+ * <li>a call that finds the connection down reconnects it at once (see
+ * {@link CommandConnection}), and fails, if Redis still cannot be reached at its
+ * deadline, saying why (refused, timed out, reset) and where.</li>
  * </ul>
- * Commands go over the factory's shared connection (or a pooled one), in the order they
- * were sent; on a Cluster, Lettuce routes each by its first key.
+ * Commands go over the client's own connection, in the order they were sent; on a
+ * Cluster, Lettuce routes each by its first key. Only where the factory's client cannot
+ * open one (a static master/replica setup) do they go over the factory's shared
+ * connection (or a pooled one), which reconnects on Lettuce's schedule.
  */
 final class RedisCalls {
 
@@ -55,6 +61,11 @@ final class RedisCalls {
 	private final RedisConnectionFactory connectionFactory;
 
 	private final long timeoutNanos;
+
+	private final @Nullable CommandConnection own;
+
+	/** Where Redis is, for messages: "127.0.0.1:6379". */
+	private final String where;
 
 	private volatile boolean connected;
 
@@ -73,6 +84,16 @@ final class RedisCalls {
 		this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
 		this.sharesConnection = connectionFactory instanceof LettuceConnectionFactory lettuce
 				&& lettuce.getShareNativeConnection();
+		this.own = (connectionFactory instanceof LettuceConnectionFactory lettuce) ? new CommandConnection(lettuce)
+				: null;
+		this.where = ConnectionFailures.where(connectionFactory);
+	}
+
+	/** Closes the client's own connection. */
+	void close() {
+		if (this.own != null) {
+			this.own.close();
+		}
 	}
 
 	long timeoutMillis() {
@@ -105,7 +126,7 @@ final class RedisCalls {
 	 * most {@code budgetNanos}.
 	 * @param what what the call does, for messages: "acquire lock 'a' (key 'lock:{a}')";
 	 * asked for only when the call fails
-	 * @throws OutcomeUnknownException when no answer came in time or the connection
+	 * @throws LockOutcomeUnknownException when no answer came in time or the connection
 	 * failed after the command may have been sent
 	 * @throws RedisLockException when Redis refused the command, or no connection could
 	 * be had
@@ -114,9 +135,16 @@ final class RedisCalls {
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
 		long deadline = System.nanoTime()
 				+ Math.max(0, Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
-		RedisClusterAsyncCommands<byte[], byte[]> shared = sharedCommands();
+		RedisClusterAsyncCommands<byte[], byte[]> shared = openCommands();
 		if (shared != null) {
 			return awaitUninterruptibly(what, command.apply(shared).toCompletableFuture(), deadline);
+		}
+		CommandConnection own = this.own;
+		if (own != null && own.isSupported()) {
+			RedisClusterAsyncCommands<byte[], byte[]> reopened = reopen(what, own, deadline);
+			if (reopened != null) {
+				return awaitUninterruptibly(what, command.apply(reopened).toCompletableFuture(), deadline);
+			}
 		}
 		RedisConnection connection = connection(what, deadline);
 		try {
@@ -126,6 +154,64 @@ final class RedisCalls {
 		finally {
 			connection.close();
 		}
+	}
+
+	// the client's own connection if it is up; otherwise, where the client cannot have
+	// one, the factory's shared one if it is open
+	private @Nullable RedisClusterAsyncCommands<byte[], byte[]> openCommands() {
+		CommandConnection own = this.own;
+		if (own != null && own.isSupported()) {
+			return own.commandsIfOpen();
+		}
+		return sharedCommands();
+	}
+
+	/**
+	 * Waits, within the deadline, for the client's own connection to be up again.
+	 * @return its commands, or {@code null} when the client turned out unable to open a
+	 * connection of its own (the factory's is used then)
+	 * @throws RedisLockException when no connection could be had in time: a known
+	 * failure, nothing was sent
+	 */
+	private @Nullable RedisClusterAsyncCommands<byte[], byte[]> reopen(Supplier<String> what, CommandConnection own,
+			long deadline) {
+		CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> opening = own.open(deadline);
+		boolean interrupted = false;
+		try {
+			for (;;) {
+				try {
+					return opening.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					// nothing is sent yet, but the caller's bound is the deadline either
+					// way
+					interrupted = true;
+				}
+				catch (ExecutionException ex) {
+					if (!own.isSupported()) {
+						return null;
+					}
+					throw notConnected(what, ex.getCause());
+				}
+				catch (TimeoutException ex) {
+					throw notConnected(what, own.lastFailure());
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	// nothing was sent: a known failure, whose message says why no connection was had
+	private RedisLockException notConnected(Supplier<String> what, @Nullable Throwable failure) {
+		if (failure instanceof IllegalStateException closed
+				&& "The lock client is closed".equals(closed.getMessage())) {
+			return new RedisLockException("Could not " + what.get() + ": the lock client is closed", closed);
+		}
+		return ConnectionFailures.notConnected("Could not " + what.get(), this.where, timeoutMillis(), failure);
 	}
 
 	// The shared connection stays the same until the factory is reset or stopped, which
@@ -163,10 +249,10 @@ final class RedisCalls {
 		try {
 			return awaitUninterruptibly(what, connecting.copy(), deadline);
 		}
-		catch (OutcomeUnknownException ex) {
+		catch (LockOutcomeUnknownException ex) {
 			// nothing was sent: a known failure. A connection made after all is not used.
 			connecting.thenAccept(RedisConnection::close);
-			throw ex.asKnown();
+			throw asKnown(ex);
 		}
 	}
 
@@ -178,6 +264,23 @@ final class RedisCalls {
 	 * do.
 	 */
 	void connectAhead() {
+		CommandConnection own = this.own;
+		if (own != null) {
+			// one attempt: the calls try again, and say what is wrong
+			own.open(System.nanoTime()).whenComplete((commands, failure) -> {
+				if (failure != null && logger.isDebugEnabled()) {
+					logger.debug("Could not connect to Redis ahead of the first lock call: " + message(failure));
+				}
+				if (failure != null && !own.isSupported()) {
+					connectAheadShared();
+				}
+			});
+			return;
+		}
+		connectAheadShared();
+	}
+
+	private void connectAheadShared() {
 		if (this.connected) {
 			return;
 		}
@@ -234,17 +337,41 @@ final class RedisCalls {
 		long timeout = Math.max(0,
 				Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
 		long deadline = System.nanoTime() + timeout;
-		RedisClusterAsyncCommands<byte[], byte[]> shared = sharedCommands();
+		RedisClusterAsyncCommands<byte[], byte[]> shared = openCommands();
 		if (shared != null) {
-			CompletableFuture<T> reply;
-			try {
-				reply = command.apply(shared).toCompletableFuture();
-			}
-			catch (RuntimeException ex) {
-				return CompletableFuture.failedFuture(translate(what, ex));
-			}
-			return within(what, reply, deadline);
+			return send(what, shared, command, deadline);
 		}
+		CommandConnection own = this.own;
+		if (own != null && own.isSupported()) {
+			return own.open(deadline).copy().orTimeout(timeout, TimeUnit.NANOSECONDS).handle((commands, failure) -> {
+				if (failure == null) {
+					return send(what, commands, command, deadline);
+				}
+				if (!own.isSupported()) {
+					return callAsyncShared(what, timeout, deadline, command);
+				}
+				Throwable cause = unwrap(failure);
+				return CompletableFuture.<T>failedFuture(
+						notConnected(what, (cause instanceof TimeoutException) ? own.lastFailure() : cause));
+			}).thenCompose((next) -> next);
+		}
+		return callAsyncShared(what, timeout, deadline, command);
+	}
+
+	private <T> CompletableFuture<T> send(Supplier<String> what, RedisClusterAsyncCommands<byte[], byte[]> commands,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command, long deadline) {
+		CompletableFuture<T> reply;
+		try {
+			reply = command.apply(commands).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(translate(what, ex));
+		}
+		return within(what, reply, deadline);
+	}
+
+	private <T> CompletableFuture<T> callAsyncShared(Supplier<String> what, long timeout, long deadline,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
 		CompletableFuture<RedisConnection> connecting = connecting(what);
 		return connecting.copy().orTimeout(timeout, TimeUnit.NANOSECONDS).handle((connection, failure) -> {
 			if (failure != null) {
@@ -252,7 +379,7 @@ final class RedisCalls {
 				connecting.thenAccept(RedisConnection::close);
 				RuntimeException translated = translate(what, failure);
 				return CompletableFuture.<T>failedFuture(
-						(translated instanceof OutcomeUnknownException unknown) ? unknown.asKnown() : translated);
+						(translated instanceof LockOutcomeUnknownException unknown) ? asKnown(unknown) : translated);
 			}
 			CompletableFuture<T> reply;
 			try {
@@ -447,8 +574,12 @@ final class RedisCalls {
 	private RuntimeException translate(Supplier<String> what, Throwable failure) {
 		Throwable cause = unwrap(failure);
 		if (cause instanceof TimeoutException) {
-			return new OutcomeUnknownException("Could not " + what.get() + ": Redis did not answer within "
-					+ Durations.formatMillis(timeoutMillis()) + " (see redis-lock.command-timeout)", cause);
+			// the connection lost while the call waited says more than the wait's end
+			String lost = (this.own != null) ? this.own.lostSince(System.nanoTime() - this.timeoutNanos) : null;
+			return new LockOutcomeUnknownException("Could not " + what.get() + ": Redis at " + this.where
+					+ " did not answer within " + Durations.formatMillis(timeoutMillis())
+					+ ((lost != null) ? ", the connection was lost meanwhile (" + lost + ")" : "")
+					+ " (see redis-lock.command-timeout); it may or may not have run the command", cause);
 		}
 		if (cause instanceof RedisLockException known) {
 			return known;
@@ -457,7 +588,14 @@ final class RedisCalls {
 			// Redis answered with an error: the command did not run
 			return new RedisLockException("Could not " + what.get() + ": " + message(cause), cause);
 		}
-		return new OutcomeUnknownException("Could not " + what.get() + ": " + message(cause), cause);
+		return new LockOutcomeUnknownException(
+				"Could not " + what.get() + ": " + ConnectionFailures.lost(this.where, cause, message(cause)), cause);
+	}
+
+	/** The same failure, for a command known not to have been sent. */
+	private static RedisLockException asKnown(LockOutcomeUnknownException unknown) {
+		Throwable cause = unknown.getCause();
+		return new RedisLockException(String.valueOf(unknown.getMessage()), (cause != null) ? cause : unknown);
 	}
 
 	private static Throwable unwrap(Throwable ex) {
@@ -492,28 +630,6 @@ final class RedisCalls {
 
 		Refused(String message, @Nullable Throwable cause) {
 			super(message, cause);
-		}
-
-	}
-
-	/**
-	 * A command whose answer never came: Redis may or may not have run it.
-	 */
-	static final class OutcomeUnknownException extends RedisLockException {
-
-		private final String message;
-
-		private final Throwable cause;
-
-		OutcomeUnknownException(String message, Throwable cause) {
-			super(message, cause);
-			this.message = message;
-			this.cause = cause;
-		}
-
-		/** The same failure, for a command known not to have been sent. */
-		RedisLockException asKnown() {
-			return new RedisLockException(this.message, this.cause);
 		}
 
 	}

@@ -24,6 +24,7 @@ import org.springframework.data.redis.connection.Subscription;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LockOutcomeUnknownException;
 import io.github.redislock.RedisLockException;
 
 /**
@@ -323,7 +324,7 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 			this.calls.await("unsubscribe from '" + channel.name + "'", pubSub.unsubscribe(channel.bytes),
 					this.calls.deadline(RedisCalls.NO_LIMIT));
 		}
-		catch (RedisCalls.OutcomeUnknownException ex) {
+		catch (LockOutcomeUnknownException ex) {
 			// The connection is broken; Lettuce would re-subscribe this channel on
 			// reconnect, which costs a little traffic until the connection is replaced,
 			// but no correctness.
@@ -335,10 +336,17 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		}
 	}
 
+	// A connection that is down counts as none: a new one is opened at once, rather than
+	// waiting for Lettuce to reconnect it on its own schedule (up to 30 s apart after a
+	// long outage)
 	@Nullable private synchronized RedisPubSubAsyncCommands<byte[], byte[]> currentPubSubCommands() {
 		RedisConnection connection = this.connection;
 		Subscription subscription = (connection != null) ? connection.getSubscription() : null;
-		return (connection != null && subscription != null && subscription.isAlive()) ? nativePubSub(connection) : null;
+		if (connection == null || subscription == null || !subscription.isAlive()) {
+			return null;
+		}
+		RedisPubSubAsyncCommands<byte[], byte[]> pubSub = nativePubSub(connection);
+		return pubSub.getStatefulConnection().isOpen() ? pubSub : null;
 	}
 
 	// The connection is opened (and its first channel subscribed) through Spring Data
@@ -387,7 +395,11 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 			synchronized (this) {
 				if (!this.closed) {
 					this.connection = connection;
-					opening.complete(nativePubSub(connection));
+					RedisPubSubAsyncCommands<byte[], byte[]> pubSub = nativePubSub(connection);
+					// none on the first connection; on a later one, all those of the
+					// connections before
+					subscribeAgain(pubSub);
+					opening.complete(pubSub);
 					return;
 				}
 			}
@@ -399,6 +411,19 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 				closeQuietly(connection);
 			}
 			opening.completeExceptionally(ex);
+		}
+	}
+
+	// The channels subscribed on the connections this one replaces: their confirmations
+	// come as re-subscriptions, which wake their waiters (a release may have been missed
+	// while the old connection was down).
+	private void subscribeAgain(RedisPubSubAsyncCommands<byte[], byte[]> pubSub) {
+		byte[][] subscribed = this.channels.values().stream().filter((channel) -> {
+			CompletableFuture<Void> subscription = channel.subscription;
+			return subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally();
+		}).map((channel) -> channel.bytes).toArray(byte[][]::new);
+		if (subscribed.length > 0) {
+			pubSub.subscribe(subscribed);
 		}
 	}
 

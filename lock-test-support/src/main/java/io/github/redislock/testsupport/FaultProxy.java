@@ -95,6 +95,24 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Resets every open connection (a TCP RST, as a firewall or a NAT that dropped them
+	 * sends) and refuses new ones until {@link #heal()}.
+	 */
+	public void reset() {
+		this.mode = Mode.CUT;
+		for (Socket socket : this.sockets) {
+			try {
+				// closing with a zero linger time sends RST rather than FIN
+				socket.setSoLinger(true, 0);
+			}
+			catch (IOException ex) {
+				// closed already
+			}
+			closeQuietly(socket);
+		}
+	}
+
+	/**
 	 * Keeps connections open but lets nothing through, either way, until {@link #heal()};
 	 * then what was held arrives late.
 	 */

@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -51,6 +52,11 @@ final class CommandConnection {
 
 	private final LettuceConnectionFactory connectionFactory;
 
+	// Lettuce's own expiry of this connection's commands: the lock command timeout, since
+	// the client waits for the answers itself within it (the factory's spring.data.redis
+	// timeout may be shorter, and would fail a call the lock client still waits for)
+	private final Duration commandTimeout;
+
 	private volatile @Nullable Open current;
 
 	// the attempts under way, if any; every caller waiting for a connection shares them
@@ -89,8 +95,9 @@ final class CommandConnection {
 
 	private boolean closed;
 
-	CommandConnection(LettuceConnectionFactory connectionFactory) {
+	CommandConnection(LettuceConnectionFactory connectionFactory, Duration commandTimeout) {
 		this.connectionFactory = connectionFactory;
+		this.commandTimeout = commandTimeout;
 	}
 
 	/**
@@ -236,10 +243,12 @@ final class CommandConnection {
 		AbstractRedisClient client = this.connectionFactory.getNativeClient();
 		if (client instanceof RedisClusterClient cluster) {
 			StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
+			connection.setTimeout(this.commandTimeout);
 			return new Open(connection, connection.async());
 		}
 		if (client instanceof RedisClient standalone) {
 			StatefulRedisConnection<byte[], byte[]> connection = standalone.connect(ByteArrayCodec.INSTANCE);
+			connection.setTimeout(this.commandTimeout);
 			if (connection instanceof RedisChannelHandler<?, ?> handler) {
 				this.lostBecause = null;
 				handler.addListener(this.states);

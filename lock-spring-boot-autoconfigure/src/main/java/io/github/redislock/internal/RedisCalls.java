@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -84,8 +85,8 @@ final class RedisCalls {
 		this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
 		this.sharesConnection = connectionFactory instanceof LettuceConnectionFactory lettuce
 				&& lettuce.getShareNativeConnection();
-		this.own = (connectionFactory instanceof LettuceConnectionFactory lettuce) ? new CommandConnection(lettuce)
-				: null;
+		this.own = (connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? new CommandConnection(lettuce, Duration.ofMillis(timeoutMillis)) : null;
 		this.where = ConnectionFailures.where(connectionFactory);
 	}
 

@@ -127,6 +127,48 @@ class WatchdogTests {
 		}
 	}
 
+	@Test
+	void oneRenewalRoundRenewsEveryKindWithItsOwnScript() throws Exception {
+		LettuceConnectionFactory factory = this.clients.newConnectionFactory();
+		List<String> commands = LockTestClients.recordCommands(factory);
+		try (RedisLockClient counted = RedisLockClient.builder(factory)
+			.watchdogTimeout(Duration.ofMinutes(10))
+			.build()) {
+			String name = LockTestClients.uniqueName();
+			RedisLock exclusive = counted.getLock(name);
+			RedisLock read = counted.getReadWriteLock(name).readLock();
+			RedisLock write = counted.getReadWriteLock(name + ":w").writeLock();
+			RedisLock fair = counted.getFairLock(name);
+			List<RedisLock> locks = List.of(exclusive, read, write, fair);
+			List<String> keys = List.of("lock:{" + name + "}", "lock:{" + name + "}:rw", "lock:{" + name + ":w}:rw",
+					"lock:{" + name + "}:fair");
+			for (RedisLock lock : locks) {
+				lock.lock();
+			}
+			// once first, so that Redis has every renewal script below
+			LockTestClients.inspector(counted).renewNow();
+			for (String key : keys) {
+				this.redisTemplate.expire(key, Duration.ofSeconds(60));
+			}
+			// a minute left of every lease: a renewal sets it to the watchdog's ten
+			this.redisTemplate.expire("lock:{" + name + "}:rw:readers", Duration.ofSeconds(60));
+			commands.clear();
+			LockTestClients.inspector(counted).renewNow();
+			// exclusive and fair locks share a script; the read and the write side each
+			// have theirs (standalone: every lock in one batch)
+			assertThat(commands).containsExactly("EVALSHA", "EVALSHA", "EVALSHA");
+			for (String key : keys) {
+				assertThat(this.redisTemplate.getExpire(key)).as(key).isGreaterThan(60);
+			}
+			assertThat(this.redisTemplate.getExpire("lock:{" + name + "}:rw:readers")).isGreaterThan(60);
+			for (RedisLock lock : locks) {
+				assertThat(lock.isHeldByCurrentThread()).isTrue();
+				lock.unlock();
+			}
+			assertThat(LockTestClients.inspector(counted).watchdogCount()).isZero();
+		}
+	}
+
 	private LockInspector inspector() {
 		return LockTestClients.inspector(this.client);
 	}

@@ -12,6 +12,8 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.core.script.RedisScript;
+
 import io.github.redislock.RedisLockException;
 
 /**
@@ -195,15 +197,17 @@ final class LockCommands {
 
 	/**
 	 * Renews the given watchdog holds (all in one slot); returns those no longer held.
-	 * Each kind renews its own holds with its own script; the scripts of a batch with
-	 * several kinds go out together, pipelined, so that a renewal stays one round trip.
+	 * Each kind renews its holds with its renewal script (kinds with one layout share
+	 * one); the scripts of a batch with several go out together, pipelined, so that a
+	 * renewal stays one round trip.
 	 */
+	@SuppressWarnings("rawtypes")
 	List<Hold> renew(List<Hold> holds, long leaseMillis) {
-		Map<LockKind, List<Hold>> byKind = new LinkedHashMap<>();
+		Map<RedisScript<List>, List<Hold>> byScript = new LinkedHashMap<>();
 		for (Hold hold : holds) {
-			byKind.computeIfAbsent(hold.keys().kind(), (kind) -> new ArrayList<>()).add(hold);
+			byScript.computeIfAbsent(hold.keys().kind().renewal(), (script) -> new ArrayList<>()).add(hold);
 		}
-		List<List<Hold>> groups = List.copyOf(byKind.values());
+		List<List<Hold>> groups = List.copyOf(byScript.values());
 		List<List<Object>> lostPositions = this.calls.call(() -> "renew " + holds.size() + " lock lease(s)",
 				(redis) -> {
 					List<CompletableFuture<List<Object>>> replies = new ArrayList<>(groups.size());
@@ -225,19 +229,19 @@ final class LockCommands {
 		return lost;
 	}
 
-	// holds of one kind, in one script call
+	// holds whose kinds renew with one script, in one call
 	private static CompletionStage<List<Object>> renew(RedisClusterAsyncCommands<byte[], byte[]> redis,
 			List<Hold> holds, long leaseMillis) {
-		LockKind kind = holds.get(0).keys().kind();
 		List<String> keys = new ArrayList<>(holds.size());
 		String[] args = new String[holds.size() + 1];
 		args[0] = Long.toString(leaseMillis);
 		for (int i = 0; i < holds.size(); i++) {
 			Hold hold = holds.get(i);
+			LockKind kind = hold.keys().kind();
 			kind.addRenewKeys(hold.keys(), keys);
 			args[i + 1] = kind.field(hold.redisOwner());
 		}
-		return RedisCalls.script(redis, kind.renewal(), ScriptOutputType.MULTI, keys, args);
+		return RedisCalls.script(redis, holds.get(0).keys().kind().renewal(), ScriptOutputType.MULTI, keys, args);
 	}
 
 	static String describe(String operation, LockKeys keys) {

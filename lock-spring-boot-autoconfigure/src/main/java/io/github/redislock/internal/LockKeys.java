@@ -5,10 +5,11 @@ import java.util.List;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * The Redis names that belong to one lock, and its {@link LockKind}. The lock key wraps
- * the name in braces, a cluster hash tag, and every other key and the release channel
- * start with the same tag; the fencing counter is the one of the lock's slot. So every
- * key a script touches is in one slot and the lock works on Redis Cluster.
+ * The Redis names that belong to one lock, and its {@link LockKind}, which lays them out
+ * ({@link LockKind#keys}). The lock key wraps the name in braces, a cluster hash tag, and
+ * every other key and the release channel start with the same tag; the fencing counter is
+ * the one of the lock's slot. So every key a script touches is in one slot and the lock
+ * works on Redis Cluster.
  * <p>
  * Immutable; it keeps its keys encoded for the scripts, and a client reuses the keys of
  * the names it locked last ({@link LockKeysCache}): working out the fencing counter's
@@ -20,8 +21,6 @@ final class LockKeys {
 	private final String name;
 
 	private final String lockKey;
-
-	private final String fenceKey;
 
 	private final String channel;
 
@@ -50,7 +49,6 @@ final class LockKeys {
 	private LockKeys(String name, String lockKey, String channel, LockKind kind, String id, List<String> scriptKeys) {
 		this.name = name;
 		this.lockKey = lockKey;
-		this.fenceKey = scriptKeys.get(scriptKeys.size() - 1);
 		this.channel = channel;
 		this.kind = kind;
 		this.id = id;
@@ -109,10 +107,6 @@ final class LockKeys {
 		return this.lockKey;
 	}
 
-	String fenceKey() {
-		return this.fenceKey;
-	}
-
 	String channel() {
 		return this.channel;
 	}
@@ -147,10 +141,6 @@ final class LockKeys {
 	/** The owner's field in the lock's hash: its hold count. */
 	String field(Owner owner) {
 		return this.kind.field(owner);
-	}
-
-	List<String> lockAndFence() {
-		return this.scriptKeys;
 	}
 
 	List<String> lockOnly() {

@@ -135,6 +135,34 @@ class SemaphoreTests {
 	}
 
 	@Test
+	void reactivePipelinesAndBlockingHoldersShareTheLimit() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(this.clients.newClient());
+		ReactiveLock permit = reactive.semaphore(name, 2);
+		assertThat(permit.getName()).isEqualTo(name);
+		assertThatIllegalArgumentException().isThrownBy(() -> reactive.semaphore(name, 0))
+			.withMessageContaining("was 0");
+		LockHandle blocking = client.getSemaphore(name, 2).acquire(Duration.ZERO, null);
+		// inside the pipeline both permits are taken; a nested withLock shares the
+		// pipeline's permit
+		Integer inside = permit
+			.withLock(Duration.ofSeconds(10), null,
+					permit.withLock(Duration.ZERO, null,
+							reactor.core.publisher.Mono
+								.fromCallable(() -> client.getSemaphore(name, 2).availablePermits())))
+			.block(Duration.ofSeconds(20));
+		assertThat(inside).isZero();
+		LockHandle handle = permit.acquire(Duration.ZERO, null).block(Duration.ofSeconds(20));
+		org.assertj.core.api.Assertions.assertThatExceptionOfType(LockNotAcquiredException.class)
+			.isThrownBy(() -> permit.acquire(Duration.ZERO, null).block(Duration.ofSeconds(20)));
+		handle.release();
+		blocking.release();
+		LockTestClients.assertNothingLeftBehind(client);
+		assertNoKeysOf(name);
+	}
+
+	@Test
 	void availablePermitsIsExactWhenNoCallIsInFlight() {
 		String name = LockTestClients.uniqueName();
 		RedisLockClient client = this.clients.newClient();

@@ -257,8 +257,8 @@ class ReactiveLockTests {
 	@Test
 	void badArgumentsAreRefusedWhenThePipelineIsAssembled() {
 		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(this.clients.newClient());
-		assertThatIllegalArgumentException().isThrownBy(() -> reactive.acquire("a{b}", LONG_WAIT, null))
-			.withMessageContaining("'a{b}'");
+		assertThatIllegalArgumentException().isThrownBy(() -> reactive.acquire(" ", LONG_WAIT, null))
+			.withMessageContaining("must not be blank");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> reactive.withLock("a", Duration.ofSeconds(-1), null, Mono.empty()))
 			.withMessage("waitTime of lock 'a' must not be negative, was PT-1S");

@@ -163,6 +163,34 @@ class SemaphoreTests {
 	}
 
 	@Test
+	void metersTagPermitsWithTheSemaphoreModeAndALostPermitIsReportedByTheWatchdog() {
+		String name = LockTestClients.uniqueName();
+		io.micrometer.core.instrument.MeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+		List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		RedisLockClient client = this.clients
+			.newClient((builder) -> builder.meterRegistry(meters).leaseLostListener(lost::add));
+		RedisSemaphore semaphore = client.getSemaphore(name, 2);
+		semaphore.acquire(Duration.ZERO, null).release();
+		assertThat(meters.get("redis.lock.acquire").tags("name", name, "mode", "semaphore").timer().count()).isOne();
+		assertThat(meters.get("redis.lock.hold").tags("name", name, "mode", "semaphore").timer().count()).isOne();
+		LockHandle permit = semaphore.acquire(Duration.ZERO, null);
+		assertThat(meters.get("redis.lock.held").gauge().value()).isOne();
+		// its member gone from Redis (a failover that lost it, say): the next renewal
+		// finds it lost
+		this.redisTemplate.delete("lock:{" + name + "}:sem");
+		LockTestClients.inspector(client).renewNow();
+		assertThat(lost).singleElement().satisfies((event) -> {
+			assertThat(event.lockName()).isEqualTo(name);
+			assertThat(event.detectedBy()).isEqualTo(LeaseLostEvent.DetectedBy.WATCHDOG);
+		});
+		assertThat(permit.isHeld()).isFalse();
+		assertThat(meters.get("redis.lock.lease.lost").counter().count()).isOne();
+		org.assertj.core.api.Assertions.assertThatExceptionOfType(LeaseExpiredException.class)
+			.isThrownBy(permit::release);
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	@Test
 	void availablePermitsIsExactWhenNoCallIsInFlight() {
 		String name = LockTestClients.uniqueName();
 		RedisLockClient client = this.clients.newClient();

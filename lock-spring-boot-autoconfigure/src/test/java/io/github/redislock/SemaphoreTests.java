@@ -286,6 +286,8 @@ class SemaphoreTests {
 		// no release: the waiter asks again at the lease end
 		LockHandle next = semaphore.acquire(Duration.ofSeconds(10), null);
 		assertThat(expiring.isHeld()).isFalse();
+		org.assertj.core.api.Assertions.assertThatExceptionOfType(LeaseExpiredException.class)
+			.isThrownBy(expiring::release);
 		next.release();
 		assertNoKeysOf(name);
 	}

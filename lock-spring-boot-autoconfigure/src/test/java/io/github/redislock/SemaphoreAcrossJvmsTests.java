@@ -110,7 +110,9 @@ class SemaphoreAcrossJvmsTests {
 				+ " holder(s) killed inside");
 		assertThat(violations).as("holders over the limit").isZero();
 		assertThat(most.get()).isEqualTo(PERMITS);
-		assertThat(count(redisTemplate, name + ":inside")).as("the worker's kept permit").isOne();
+		// its thread that keeps a permit, and any killed between taking one and letting
+		// go
+		assertThat(count(redisTemplate, name + ":inside")).as("the worker's holders killed inside").isBetween(1L, 4L);
 		// the killed holders' permits come back within their watchdog lease
 		await().atMost(Duration.ofSeconds(15)).until(() -> semaphore.availablePermits() == PERMITS);
 		logger.info("The killed worker's permits were back "

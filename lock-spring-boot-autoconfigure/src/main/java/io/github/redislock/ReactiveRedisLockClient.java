@@ -112,6 +112,25 @@ public interface ReactiveRedisLockClient {
 	}
 
 	/**
+	 * A permit of the name's semaphore (see {@link RedisLockClient#getSemaphore} and
+	 * {@link RedisSemaphore}), for pipelines: at most {@code permits} holders at once
+	 * across all clients, each holding a permit as a {@link LockHandle}. A pipeline that
+	 * holds a permit of the name and runs {@code withLock} of it again shares that
+	 * permit.
+	 * @param name the semaphore's name; not blank
+	 * @param permits the limit, at least 1; not stored in Redis, so give every caller of
+	 * one name the same one
+	 * @throws IllegalArgumentException if the name is not usable or {@code permits} is
+	 * below 1
+	 * @throws UnsupportedOperationException for implementations other than the library's
+	 * own
+	 * @since 0.1.0
+	 */
+	default ReactiveLock semaphore(String name, int permits) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no semaphores");
+	}
+
+	/**
 	 * The fair lock of the name (see {@link RedisLockClient#getFairLock}), for pipelines:
 	 * taken in the order the pipelines asked.
 	 * @since 0.1.0

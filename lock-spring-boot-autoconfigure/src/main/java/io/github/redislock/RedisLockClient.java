@@ -76,6 +76,27 @@ public interface RedisLockClient extends AutoCloseable {
 	}
 
 	/**
+	 * Returns the semaphore of the given name with the given limit: at most
+	 * {@code permits} holders at once across all clients, each holding a permit as a
+	 * {@link LockHandle}; see {@link RedisSemaphore} for its guarantees. Cheap: nothing
+	 * is sent to Redis and nothing is kept per name. Its key is one sorted set,
+	 * {@code <key-prefix>{<name>}:sem}, in the name's cluster slot; a semaphore and the
+	 * other locks of one name are independent. The limit is not stored in Redis: every
+	 * acquisition brings this one (see {@link RedisSemaphore} for callers that pass
+	 * different limits for one name).
+	 * @param name the semaphore's name; not blank
+	 * @param permits the limit, at least 1
+	 * @throws IllegalArgumentException if the name is not usable or {@code permits} is
+	 * below 1
+	 * @throws UnsupportedOperationException if this client has no semaphores (the default
+	 * for implementations other than the library's own)
+	 * @since 0.1.0
+	 */
+	default RedisSemaphore getSemaphore(String name, int permits) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no semaphores");
+	}
+
+	/**
 	 * Returns the fair lock of the given name: granted in the order its waiters first
 	 * asked, across all clients. It is a {@link RedisLock} like
 	 * {@link #getLock(String)}'s (re-entrant per thread, the same leases, watchdog and

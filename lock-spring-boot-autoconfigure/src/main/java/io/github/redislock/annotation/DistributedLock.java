@@ -93,6 +93,21 @@ public @interface DistributedLock {
 	LockMode mode() default LockMode.EXCLUSIVE;
 
 	/**
+	 * How many calls may hold the name at once, across all instances: 1 (the default)
+	 * takes the exclusive lock; above 1, a permit of the name's semaphore
+	 * ({@code RedisLockClient.getSemaphore(name, permits)}), held as a handle until the
+	 * method returns, or until its {@code CompletionStage}, {@code Mono} or {@code Flux}
+	 * completes. A nested call of the same name takes a permit of its own, unless an
+	 * enclosing call of this thread that returns a {@code CompletionStage} holds one.
+	 * {@code ifLocked}, {@code fallback}, {@code holdAtLeast} and several keys (all
+	 * permits or none) work as with the other modes. The limit is not stored in Redis:
+	 * give every method of one name the same one. Start-up fails, naming the method, for
+	 * a value below 1, or above 1 with a {@code mode} other than {@code EXCLUSIVE}.
+	 * @since 0.1.0
+	 */
+	int permits() default 1;
+
+	/**
 	 * How long to wait for the lock, as Spring Boot writes durations ({@code 500ms},
 	 * {@code 3s}, {@code PT3S}) or a {@code ${...}} placeholder. Empty:
 	 * {@code redis-lock.wait-time}, and {@code 0} on a {@code @Scheduled} method, which

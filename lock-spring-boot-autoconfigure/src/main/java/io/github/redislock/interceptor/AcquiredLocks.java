@@ -64,6 +64,20 @@ final class AcquiredLocks {
 				remaining) -> type.tryAcquire(client, name, remaining, leaseTime).map(HandleHeld::new).orElse(null));
 	}
 
+	/**
+	 * Acquires a permit of every named semaphore for a new handle each, or none.
+	 * @throws LockNotAcquiredException if a permit was not acquired within the wait, or
+	 * the wait was interrupted (the interrupt status is then set again)
+	 */
+	static AcquiredLocks forPermits(RedisLockClient client, List<String> names, int permits, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		return acquire(names, waitTime,
+				(name, remaining) -> client.getSemaphore(name, permits)
+					.tryAcquire(remaining, leaseTime)
+					.map(HandleHeld::new)
+					.orElse(null));
+	}
+
 	/** The thread-owned lock of the name that the mode takes. */
 	static RedisLock lock(RedisLockClient client, LockMode mode, String name) {
 		return LockType.of(mode).lock(client, name);

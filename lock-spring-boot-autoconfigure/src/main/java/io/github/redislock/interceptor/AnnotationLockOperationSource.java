@@ -193,8 +193,24 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		}
 		checkReturnType(method, ifLocked, fallback, where);
 		checkMode(annotation.mode(), holdAtLeast, scheduledJob != null, where);
+		checkPermits(annotation.permits(), annotation.mode(), where);
 		return new LockOperation(method, name, keys, waitTime, leaseTime, ifLocked, fallback, annotation.ifLeaseLost(),
-				holdAtLeast, minimumHold, annotation.mode());
+				holdAtLeast, minimumHold, annotation.mode(), annotation.permits());
+	}
+
+	// a semaphore is its own kind: only the default mode counts its holders
+	private static void checkPermits(int permits, LockMode mode, String where) {
+		if (permits < 1) {
+			throw new InvalidLockAnnotationException(where + ": permits must be at least 1, was " + permits,
+					"Leave permits out (1, an exclusive lock), or give how many calls may run at once");
+		}
+		if (permits > 1 && mode != LockMode.EXCLUSIVE) {
+			throw new InvalidLockAnnotationException(
+					where + ": permits = " + permits + " with mode = " + mode
+							+ "; a semaphore's permits are not read, write or fair locks",
+					"Remove mode to let " + permits + " calls run at once, or remove permits for the " + mode
+							+ " lock");
+		}
 	}
 
 	// what a kind cannot do is refused here rather than at the first call
@@ -203,7 +219,10 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 			return;
 		}
 		String kinds = String.join(" or ",
-				Arrays.stream(LockType.values()).filter(LockType::keepsForNobody).map(LockType::name).toList());
+				Arrays.stream(LockMode.values())
+					.filter((other) -> LockType.of(other).keepsForNobody())
+					.map(LockMode::name)
+					.toList());
 		if (!holdAtLeast.isZero()) {
 			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,
 					"Remove holdAtLeast, or use mode = " + kinds);

@@ -109,25 +109,28 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	// for longer than this one runs
 	@Nullable private Object invokeUntilReturn(LockOperation operation, List<String> names, MethodInvocation invocation,
 			long started) throws Throwable {
-		LockMode mode = operation.getMode();
 		List<String> toTake = names;
 		for (String name : names) {
-			if (heldUntilCompletion(mode, name)) {
+			if (heldUntilCompletion(operation, name)) {
 				toTake = new ArrayList<>(names);
-				toTake.removeIf((taken) -> heldUntilCompletion(mode, taken));
+				toTake.removeIf((taken) -> heldUntilCompletion(operation, taken));
 				break;
 			}
 		}
 		AcquiredLocks locks;
 		try {
-			locks = AcquiredLocks.forThread(this.lockClient.get(), toTake, mode, operation.getWaitTime(),
-					operation.getLeaseTime());
+			// a permit is never a thread's: always a handle
+			locks = operation.isSemaphore()
+					? AcquiredLocks.forPermits(this.lockClient.get(), toTake, operation.getPermits(),
+							operation.getWaitTime(), operation.getLeaseTime())
+					: AcquiredLocks.forThread(this.lockClient.get(), toTake, operation.getMode(),
+							operation.getWaitTime(), operation.getLeaseTime());
 		}
 		catch (LockNotAcquiredException ex) {
 			return whenNotAcquired(operation, invocation, ex);
 		}
 		Object result;
-		LockScope scope = LockScope.enter(operation, scopeNames(mode, toTake));
+		LockScope scope = LockScope.enter(operation, scopeNames(operation, toTake));
 		try {
 			result = invocation.proceed();
 		}
@@ -151,9 +154,10 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		List<String> toTake = new ArrayList<>(names.size());
 		Set<LockScope> sharing = new LinkedHashSet<>();
 		for (String name : names) {
-			LockScope owner = LockScope.owning(scopeName(mode, name));
+			LockScope owner = LockScope.owning(scopeName(operation, name));
 			if (owner == null) {
-				if (AcquiredLocks.lock(this.lockClient.get(), mode, name).isHeldByCurrentThread()) {
+				if (!operation.isSemaphore()
+						&& AcquiredLocks.lock(this.lockClient.get(), mode, name).isHeldByCurrentThread()) {
 					throw cannotReenter(operation, name, "the calling thread holds it (taken with RedisLock), "
 							+ "and only that thread can release it");
 				}
@@ -169,8 +173,11 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 		AcquiredLocks locks;
 		try {
-			locks = AcquiredLocks.forHandles(this.lockClient.get(), toTake, mode, operation.getWaitTime(),
-					operation.getLeaseTime());
+			locks = operation.isSemaphore()
+					? AcquiredLocks.forPermits(this.lockClient.get(), toTake, operation.getPermits(),
+							operation.getWaitTime(), operation.getLeaseTime())
+					: AcquiredLocks.forHandles(this.lockClient.get(), toTake, mode, operation.getWaitTime(),
+							operation.getLeaseTime());
 		}
 		catch (LockNotAcquiredException ex) {
 			return whenNotAcquired(operation, invocation, ex);
@@ -179,7 +186,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletionStage<?> stage;
-		LockScope scope = LockScope.enter(operation, scopeNames(mode, toTake));
+		LockScope scope = LockScope.enter(operation, scopeNames(operation, toTake));
 		try {
 			stage = (CompletionStage<?>) invocation.proceed();
 		}
@@ -217,20 +224,25 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 	}
 
-	private static boolean heldUntilCompletion(LockMode mode, String name) {
-		LockScope owner = LockScope.owning(scopeName(mode, name));
+	private static boolean heldUntilCompletion(LockOperation operation, String name) {
+		LockScope owner = LockScope.owning(scopeName(operation, name));
 		return owner != null && owner.holdsUntilCompletion();
 	}
 
 	// What LockScope knows a lock by: its name for the exclusive lock. The read, write
 	// and fair locks of the name are other locks, told apart by a prefix no lock name
-	// can have (names contain no '{').
-	private static String scopeName(LockMode mode, String name) {
+	// can have (names contain no '{'); so are its semaphore's permits.
+	private static String scopeName(LockOperation operation, String name) {
+		if (operation.isSemaphore()) {
+			return "{SEMAPHORE}" + name;
+		}
+		LockMode mode = operation.getMode();
 		return (mode == LockMode.EXCLUSIVE) ? name : "{" + mode + "}" + name;
 	}
 
-	private static List<String> scopeNames(LockMode mode, List<String> names) {
-		return (mode == LockMode.EXCLUSIVE) ? names : names.stream().map((name) -> scopeName(mode, name)).toList();
+	private static List<String> scopeNames(LockOperation operation, List<String> names) {
+		return (operation.getMode() == LockMode.EXCLUSIVE && !operation.isSemaphore()) ? names
+				: names.stream().map((name) -> scopeName(operation, name)).toList();
 	}
 
 	private static IllegalStateException cannotReenter(LockOperation operation, String name, String why) {

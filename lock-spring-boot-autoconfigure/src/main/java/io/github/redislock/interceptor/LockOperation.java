@@ -46,6 +46,8 @@ public final class LockOperation {
 
 	private final LockMode mode;
 
+	private final int permits;
+
 	private final String[][] variableNames;
 
 	private final boolean asynchronous;
@@ -60,9 +62,10 @@ public final class LockOperation {
 
 	LockOperation(Method method, String name, List<KeyExpression> keys, Duration waitTime, @Nullable Duration leaseTime,
 			IfLocked ifLocked, @Nullable String fallback, IfLeaseLost ifLeaseLost, Duration holdAtLeast,
-			MinimumHold minimumHold, LockMode mode) {
+			MinimumHold minimumHold, LockMode mode, int permits) {
 		this.method = method;
 		this.mode = mode;
+		this.permits = permits;
 		this.name = name;
 		this.keys = List.copyOf(keys);
 		this.waitTime = waitTime;
@@ -148,6 +151,19 @@ public final class LockOperation {
 	 */
 	public LockMode getMode() {
 		return this.mode;
+	}
+
+	/**
+	 * How many calls may hold each name at once: 1 for a lock of the {@link #getMode()
+	 * mode}, more for a permit of the name's semaphore.
+	 */
+	public int getPermits() {
+		return this.permits;
+	}
+
+	/** Whether each name is a permit of its semaphore rather than a lock. */
+	public boolean isSemaphore() {
+		return this.permits > 1;
 	}
 
 	/**

@@ -56,8 +56,11 @@ final class ReactiveLockInvoker {
 				return Flux.error(ex);
 			}
 		};
-		Flux<Object> locked = this.locks.withLocks(LockType.of(operation.getMode()), names, operation.getWaitTime(),
-				operation.getLeaseTime(), policy, () -> proceed(operation, invocation), ifNotAcquired);
+		Flux<Object> locked = operation.isSemaphore()
+				? this.locks.withPermits(operation.getPermits(), names, operation.getWaitTime(),
+						operation.getLeaseTime(), policy, () -> proceed(operation, invocation), ifNotAcquired)
+				: this.locks.withLocks(LockType.of(operation.getMode()), names, operation.getWaitTime(),
+						operation.getLeaseTime(), policy, () -> proceed(operation, invocation), ifNotAcquired);
 		return operation.returnsMono() ? locked.singleOrEmpty() : locked;
 	}
 

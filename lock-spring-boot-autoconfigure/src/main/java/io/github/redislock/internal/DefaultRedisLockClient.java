@@ -30,6 +30,7 @@ import io.github.redislock.RedisLock;
 import io.github.redislock.RedisFairLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.RedisSemaphore;
 
 /**
  * The client: owns the per-client parts (identity, holds, subscriptions, watchdog) that
@@ -154,6 +155,23 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	public RedisReadWriteLock getReadWriteLock(String name) {
 		return new DefaultRedisReadWriteLock(this.keys.get(LockType.READ, name), this.keys.get(LockType.WRITE, name),
 				this.engine, this.watchdogLease, this);
+	}
+
+	@Override
+	public RedisSemaphore getSemaphore(String name, int permits) {
+		return new DefaultRedisSemaphore(semaphoreKeys(name, permits), permits, this);
+	}
+
+	/** The keys of the semaphore of that name whose acquisitions bring that limit. */
+	LockKeys semaphoreKeys(String name, int permits) {
+		SemaphoreLock kind = SemaphoreLock.of(permits);
+		LockKeys keys = this.keys.get(LockType.SEMAPHORE, name);
+		return (keys.kind() == kind) ? keys : kind.keys(this.keyPrefix, name);
+	}
+
+	/** What Redis holds for that lock, read by its kind. */
+	KindState kindState(LockKeys keys) {
+		return this.inspection.reads().state(keys);
 	}
 
 	@Override

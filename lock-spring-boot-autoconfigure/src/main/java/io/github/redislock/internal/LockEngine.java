@@ -463,7 +463,8 @@ final class LockEngine implements AutoCloseable {
 
 	/** Whether the hold is still the owner's, here and in Redis. */
 	boolean isHeld(Hold hold) {
-		return this.holds.contains(hold) && this.reads.holdCount(hold.keys(), hold.redisOwner()) > 0;
+		return this.holds.contains(hold)
+				&& this.reads.remainingLeaseMillis(hold.keys(), hold.redisOwner()) != LockReads.NO_KEY;
 	}
 
 	long remainingLeaseMillis(LockKeys keys) {

@@ -1,6 +1,7 @@
 package io.github.redislock.internal;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -73,6 +74,21 @@ interface LockKind {
 
 	/** Sends the plain reads that tell whether anybody holds the lock. */
 	CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
+
+	/**
+	 * Sends the reads that tell what is left of the owner's lease:
+	 * {@link KindReads#NO_KEY} when it does not hold the lock, -1 without expiry. By
+	 * default, the owner's field in the kind's hash and the hash's PTTL; a kind with
+	 * per-holder leases reads its own.
+	 */
+	default CompletionStage<Long> holderLeaseMillis(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner) {
+		byte[] key = RedisCalls.bytes(keys.lockKey());
+		CompletableFuture<Boolean> held = redis.hexists(key, RedisCalls.bytes(keys.field(owner))).toCompletableFuture();
+		CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
+		return held.thenCombine(ttl,
+				(h, t) -> (Boolean.TRUE.equals(h) && t != null) ? t.longValue() : Long.valueOf(KindReads.NO_KEY));
+	}
 
 	/**
 	 * Sends the plain reads that tell who holds the lock, as the {@code locks} endpoint

@@ -64,15 +64,9 @@ final class LockReads {
 	 * owner does not hold the lock.
 	 */
 	long remainingLeaseMillis(LockKeys keys, Owner owner) {
-		Object[] replies = this.calls.call(() -> LockCommands.describe("read", keys), (redis) -> {
-			byte[] key = RedisCalls.bytes(keys.lockKey());
-			CompletableFuture<Boolean> held = redis.hexists(key, RedisCalls.bytes(keys.field(owner)))
-				.toCompletableFuture();
-			CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
-			return held.thenCombine(ttl, (h, t) -> new Object[] { h, t });
-		});
-		boolean held = Boolean.TRUE.equals(replies[0]);
-		return (held && replies[1] instanceof Number ttl) ? ttl.longValue() : NO_KEY;
+		Long left = this.calls.call(() -> LockCommands.describe("read", keys),
+				(redis) -> keys.kind().holderLeaseMillis(redis, keys, owner));
+		return (left != null) ? left : NO_KEY;
 	}
 
 	long remainingLeaseMillis(LockKeys keys) {

@@ -32,7 +32,13 @@ public enum LockType {
 
 	FAIR(FairLock.INSTANCE, RedisLockClient::getFairLock,
 			(client, name, wait, lease) -> client.getFairLock(name).tryAcquire(wait, lease),
-			(client, name, wait, lease) -> client.getFairLock(name).acquireAsync(wait, lease));
+			(client, name, wait, lease) -> client.getFairLock(name).acquireAsync(wait, lease)),
+
+	// one permit: the limit travels with each call (RedisLockClient#getSemaphore), this
+	// constant lays out the keys and reads the state; a permit is only ever a handle
+	SEMAPHORE(SemaphoreLock.of(1), LockType::noThreadLock,
+			(client, name, wait, lease) -> client.getSemaphore(name, 1).tryAcquire(wait, lease),
+			(client, name, wait, lease) -> client.getSemaphore(name, 1).acquireAsync(wait, lease));
 
 	private final LockKind kind;
 
@@ -107,6 +113,11 @@ public enum LockType {
 	public CompletableFuture<LockHandle> acquireAsync(RedisLockClient client, String name, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		return this.asyncs.acquireAsync(client, name, waitTime, leaseTime);
+	}
+
+	private static RedisLock noThreadLock(RedisLockClient client, String name) {
+		throw new UnsupportedOperationException(
+				"A semaphore permit of '" + name + "' is a LockHandle, never owned by a thread");
 	}
 
 	// how the public API reaches a kind's lock of a name

@@ -71,32 +71,39 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	@Override
 	public Mono<LockHandle> acquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		return new TypedLock(LockType.EXCLUSIVE, name).acquire(waitTime, leaseTime);
+		return new TypedLock(LockType.EXCLUSIVE, name, acquirer(LockType.EXCLUSIVE)).acquire(waitTime, leaseTime);
 	}
 
 	@Override
 	public <T> Mono<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
-		return new TypedLock(LockType.EXCLUSIVE, name).withLock(waitTime, leaseTime, action);
+		return new TypedLock(LockType.EXCLUSIVE, name, acquirer(LockType.EXCLUSIVE)).withLock(waitTime, leaseTime,
+				action);
 	}
 
 	@Override
 	public <T> Flux<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
-		return new TypedLock(LockType.EXCLUSIVE, name).withLock(waitTime, leaseTime, action);
+		return new TypedLock(LockType.EXCLUSIVE, name, acquirer(LockType.EXCLUSIVE)).withLock(waitTime, leaseTime,
+				action);
 	}
 
 	@Override
 	public ReactiveLock readLock(String name) {
-		return new TypedLock(LockType.READ, name);
+		return new TypedLock(LockType.READ, name, acquirer(LockType.READ));
 	}
 
 	@Override
 	public ReactiveLock writeLock(String name) {
-		return new TypedLock(LockType.WRITE, name);
+		return new TypedLock(LockType.WRITE, name, acquirer(LockType.WRITE));
 	}
 
 	@Override
 	public ReactiveLock fairLock(String name) {
-		return new TypedLock(LockType.FAIR, name);
+		return new TypedLock(LockType.FAIR, name, acquirer(LockType.FAIR));
+	}
+
+	@Override
+	public ReactiveLock semaphore(String name, int permits) {
+		return new TypedLock(LockType.SEMAPHORE, name, permits(permits));
 	}
 
 	/** Runs the action under the exclusive locks of the names; see the overload. */
@@ -118,6 +125,25 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	 */
 	public <T> Flux<T> withLocks(LockType type, List<String> names, Duration waitTime, @Nullable Duration leaseTime,
 			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
+			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
+		return withLocks(type, acquirer(type), names, waitTime, leaseTime, policy, action, ifNotAcquired);
+	}
+
+	/**
+	 * Runs the action under a permit of each named semaphore, as
+	 * {@link #withLocks(LockType, List, Duration, Duration, ReleasePolicy, Supplier, Function)}
+	 * does under locks.
+	 * @param permits the semaphores' limit, at least 1
+	 */
+	public <T> Flux<T> withPermits(int permits, List<String> names, Duration waitTime, @Nullable Duration leaseTime,
+			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
+			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
+		return withLocks(LockType.SEMAPHORE, permits(permits), names, waitTime, leaseTime, policy, action,
+				ifNotAcquired);
+	}
+
+	private <T> Flux<T> withLocks(LockType type, Acquirer acquirer, List<String> names, Duration waitTime,
+			@Nullable Duration leaseTime, ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
 			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
 		return Flux.deferContextual((context) -> {
 			Set<HeldName> held = context.<Set<HeldName>>getOrEmpty(HELD).orElse(Set.of());
@@ -147,8 +173,8 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			}
 			Flux<T> run = Flux.<T>defer(action).contextWrite((inner) -> inner.put(HELD, Set.copyOf(holding)));
 			long start = System.nanoTime();
-			return underLocks(type, toTake, 0, start, waitTime, leaseTime, policy, run).onErrorResume(NotAcquired.class,
-					(notAcquired) -> ifNotAcquired.apply(notAcquired.exception));
+			return underLocks(acquirer, toTake, 0, start, waitTime, leaseTime, policy, run)
+				.onErrorResume(NotAcquired.class, (notAcquired) -> ifNotAcquired.apply(notAcquired.exception));
 		});
 	}
 
@@ -170,14 +196,14 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		return null;
 	}
 
-	private <T> Flux<T> underLocks(LockType type, List<String> names, int index, long start, Duration waitTime,
+	private <T> Flux<T> underLocks(Acquirer acquirer, List<String> names, int index, long start, Duration waitTime,
 			@Nullable Duration leaseTime, ReleasePolicy policy, Flux<T> run) {
 		if (index == names.size()) {
 			return run;
 		}
 		String name = names.get(index);
 		Mono<LockHandle> acquisition = Mono
-			.defer(() -> acquireChecked(type, name, remaining(waitTime, start), leaseTime))
+			.defer(() -> acquireChecked(acquirer, name, remaining(waitTime, start), leaseTime))
 			// the configured wait in the message, not what was left of it for this lock
 			.onErrorMap(LockNotAcquiredException.class,
 					(ex) -> new NotAcquired(new LockNotAcquiredException(name, waitTime)));
@@ -186,7 +212,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		AtomicReference<Throwable> failedRelease = new AtomicReference<>();
 		return Flux
 			.usingWhen(acquisition,
-					(handle) -> underLocks(type, names, index + 1, start, waitTime, leaseTime, policy, run),
+					(handle) -> underLocks(acquirer, names, index + 1, start, waitTime, leaseTime, policy, run),
 					(handle) -> release(handle, null, policy, failedRelease),
 					(handle, failure) -> release(handle, failure, policy, failedRelease),
 					(handle) -> release(handle, new CancelledWhileHeld(), policy, failedRelease))
@@ -201,14 +227,28 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	// the handle reached the subscriber (it never will then). Discarding cannot decide
 	// that: a sink that sees a cancel half done drops the value without discarding it,
 	// and publishOn drops one silently.
-	private Mono<LockHandle> acquireChecked(LockType type, String name, Duration waitTime,
+	// this client's own continues where Redis answers, and the result moves to the
+	// scheduler (see acquireChecked): one thread hop per acquisition instead of two
+	private Acquirer acquirer(LockType type) {
+		if (this.client instanceof DefaultRedisLockClient own) {
+			return (name, waitTime, leaseTime) -> own.acquireAsync(type, name, waitTime, leaseTime, Runnable::run);
+		}
+		return (name, waitTime, leaseTime) -> type.acquireAsync(this.client, name, waitTime, leaseTime);
+	}
+
+	private Acquirer permits(int permits) {
+		SemaphoreLock.of(permits);
+		if (this.client instanceof DefaultRedisLockClient own) {
+			return (name, waitTime, leaseTime) -> own.acquireAsync(own.semaphoreKeys(name, permits), waitTime,
+					leaseTime, Runnable::run);
+		}
+		return (name, waitTime, leaseTime) -> this.client.getSemaphore(name, permits).acquireAsync(waitTime, leaseTime);
+	}
+
+	private Mono<LockHandle> acquireChecked(Acquirer acquirer, String name, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		return Mono.<LockHandle>create((sink) -> {
-			// this client's own continues where Redis answers, and the result moves to
-			// the scheduler below: one thread hop per acquisition instead of two
-			CompletableFuture<LockHandle> acquiring = (this.client instanceof DefaultRedisLockClient own)
-					? own.acquireAsync(type, name, waitTime, leaseTime, Runnable::run)
-					: type.acquireAsync(this.client, name, waitTime, leaseTime);
+			CompletableFuture<LockHandle> acquiring = acquirer.acquireAsync(name, waitTime, leaseTime);
 			AtomicBoolean cancelled = new AtomicBoolean();
 			sink.onCancel(() -> {
 				cancelled.set(true);
@@ -311,10 +351,13 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 		private final String name;
 
-		TypedLock(LockType type, String name) {
+		private final Acquirer acquirer;
+
+		TypedLock(LockType type, String name, Acquirer acquirer) {
 			LockArguments.checkName(name);
 			this.type = type;
 			this.name = name;
+			this.acquirer = acquirer;
 		}
 
 		@Override
@@ -325,15 +368,15 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		@Override
 		public Mono<LockHandle> acquire(Duration waitTime, @Nullable Duration leaseTime) {
 			LockArguments.check(this.name, waitTime, leaseTime);
-			return acquireChecked(this.type, this.name, waitTime, leaseTime);
+			return acquireChecked(this.acquirer, this.name, waitTime, leaseTime);
 		}
 
 		@Override
 		public <T> Mono<T> withLock(Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
 			Assert.notNull(action, "action must not be null");
 			LockArguments.check(this.name, waitTime, leaseTime);
-			return withLocks(this.type, List.of(this.name), waitTime, leaseTime, CLIENT_POLICY, () -> action,
-					Flux::error)
+			return withLocks(this.type, this.acquirer, List.of(this.name), waitTime, leaseTime, CLIENT_POLICY,
+					() -> action, Flux::error)
 				.singleOrEmpty();
 		}
 
@@ -341,14 +384,22 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		public <T> Flux<T> withLock(Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
 			Assert.notNull(action, "action must not be null");
 			LockArguments.check(this.name, waitTime, leaseTime);
-			return withLocks(this.type, List.of(this.name), waitTime, leaseTime, CLIENT_POLICY, () -> action,
-					Flux::error);
+			return withLocks(this.type, this.acquirer, List.of(this.name), waitTime, leaseTime, CLIENT_POLICY,
+					() -> action, Flux::error);
 		}
 
 		@Override
 		public String toString() {
 			return "ReactiveLock[" + this.type + " " + this.name + "]";
 		}
+
+	}
+
+	/** Starts acquiring one lock of a name for a new handle. */
+	@FunctionalInterface
+	private interface Acquirer {
+
+		CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime);
 
 	}
 

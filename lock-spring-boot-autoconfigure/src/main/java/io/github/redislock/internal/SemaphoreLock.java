@@ -1,0 +1,203 @@
+package io.github.redislock.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The semaphore: at most a limit of holders of a name at once. One sorted set per name,
+ * {@code <prefix>{<name>}:sem}, whose members are the holders (each the owner of one
+ * handle: a permit is never re-entered) and whose scores are their lease ends on Redis'
+ * clock; every script first drops the holders whose lease has passed, so a dead holder's
+ * permit comes back within its lease, and the key expires with the latest lease end.
+ * <p>
+ * The limit is not stored: each acquisition brings its own ({@link #permits()}, one kind
+ * instance per limit) and is granted while fewer than that many hold the name, so that
+ * callers that pass different limits for one name each see their own. A release frees one
+ * permit and wakes the waiter asleep longest in each client; a waiter that hears nothing
+ * asks again at the earliest lease end. The scripts, {@code semaphore-acquire.lua},
+ * {@code semaphore-release.lua}, {@code semaphore-extend.lua},
+ * {@code semaphore-renew.lua} and {@code semaphore-read.lua}, document keys, arguments
+ * and replies.
+ */
+final class SemaphoreLock implements LockKind.KeepsForNobody {
+
+	/** The limits whose kinds are made once. */
+	private static final SemaphoreLock[] COMMON = new SemaphoreLock[64];
+
+	static {
+		for (int i = 0; i < COMMON.length; i++) {
+			COMMON[i] = new SemaphoreLock(i + 1);
+		}
+	}
+
+	/** Acquire: the fencing token, or minus the time to the earliest lease end. */
+	private static final RedisScript<Long> ACQUIRE = LockScripts.load("semaphore-acquire.lua", Long.class);
+
+	/** Release: 0 when given back or kept for nobody, -1 when not held. */
+	private static final RedisScript<Long> RELEASE = LockScripts.load("semaphore-release.lua", Long.class);
+
+	/** Set the remaining lease: 1 when held, 0 when not. */
+	private static final RedisScript<Long> EXTEND = LockScripts.load("semaphore-extend.lua", Long.class);
+
+	/** Renew many holders' leases: positions of the permits no longer held. */
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> RENEW = LockScripts.load("semaphore-renew.lua", List.class);
+
+	/** Read one holder's lease, or every live holder's. */
+	private static final RedisScript<Object> READ = LockScripts.load("semaphore-read.lua", Object.class);
+
+	/** The member of a permit kept for nobody after a {@code holdAtLeast} release. */
+	private static final String KEPT_PREFIX = "kept:";
+
+	private static final byte[] EVERY_HOLDER = new byte[0];
+
+	private final int permits;
+
+	private final byte[] permitsArgument;
+
+	private SemaphoreLock(int permits) {
+		this.permits = permits;
+		this.permitsArgument = RedisCalls.number(permits);
+	}
+
+	/**
+	 * The kind whose acquisitions are granted while fewer than {@code permits} hold the
+	 * name.
+	 * @throws IllegalArgumentException if {@code permits} is below 1
+	 */
+	static SemaphoreLock of(int permits) {
+		if (permits < 1) {
+			throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+		}
+		return (permits <= COMMON.length) ? COMMON[permits - 1] : new SemaphoreLock(permits);
+	}
+
+	/** The limit this kind's acquisitions bring. */
+	int permits() {
+		return this.permits;
+	}
+
+	@Override
+	public String mode() {
+		return "semaphore";
+	}
+
+	@Override
+	public LockKeys keys(String keyPrefix, String name) {
+		String lockKey = LockKeys.lockKey(keyPrefix, name, ":sem");
+		return LockKeys.of(name, lockKey, lockKey + ":released", this, lockKey,
+				List.of(lockKey, LockKeys.fenceKey(keyPrefix, lockKey)));
+	}
+
+	@Override
+	@SuppressWarnings("rawtypes")
+	public RedisScript<List> renewal() {
+		return RENEW;
+	}
+
+	@Override
+	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
+		return RedisCalls
+			.<Long>script(redis, ACQUIRE, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
+					owner.argument(), this.permitsArgument, RedisCalls.number(tokens))
+			.thenApply((reply) -> LockReply.acquired(reply, tokens));
+	}
+
+	@Override
+	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
+		return RedisCalls
+			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
+					keys.channelBytes(), RedisCalls.number(keepMillis))
+			.thenApply(LockReply::released);
+	}
+
+	@Override
+	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+			long leaseMillis) {
+		return RedisCalls
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
+					Long.toString(leaseMillis))
+			.thenApply(LockReply::yes);
+	}
+
+	@Override
+	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return RedisCalls
+			.<Long>script(redis, LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), keys.channel())
+			.thenApply(LockReply::yes);
+	}
+
+	@Override
+	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return holders(redis, keys).thenApply((holders) -> !holders.isEmpty());
+	}
+
+	@Override
+	public CompletionStage<Long> holderLeaseMillis(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner owner) {
+		return RedisCalls.<Long>script(redis, READ, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument())
+			.thenApply((left) -> (left != null) ? left : KindReads.NO_KEY);
+	}
+
+	/**
+	 * The state of the semaphore: every live holder (hold count 1) and, in the details,
+	 * {@code taken} (holders and permits kept for nobody) and {@code leases} (what is
+	 * left of each one's lease, in ms).
+	 */
+	@Override
+	public CompletionStage<KindState> state(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
+		return holders(redis, keys).thenApply((leases) -> {
+			Map<String, Integer> holders = new LinkedHashMap<>();
+			boolean kept = false;
+			long longest = KindReads.NO_KEY;
+			for (Map.Entry<String, Long> lease : leases.entrySet()) {
+				if (lease.getKey().startsWith(KEPT_PREFIX)) {
+					kept = true;
+				}
+				else {
+					holders.put(lease.getKey(), 1);
+				}
+				longest = Math.max(longest, lease.getValue());
+			}
+			return new KindState(mode(), keys.lockKey(), holders, null, longest, kept, 0,
+					Map.of("taken", leases.size(), "leases", leases));
+		});
+	}
+
+	/** The live holders, kept permits included, with what is left of their leases. */
+	private static CompletionStage<Map<String, Long>> holders(RedisClusterAsyncCommands<byte[], byte[]> redis,
+			LockKeys keys) {
+		return RedisCalls
+			.<@Nullable List<Object>>script(redis, READ, ScriptOutputType.MULTI, keys.lockKeyBytes(), EVERY_HOLDER)
+			.thenApply((reply) -> {
+				Map<String, Long> leases = new LinkedHashMap<>();
+				if (reply != null) {
+					for (int i = 0; i + 1 < reply.size(); i += 2) {
+						leases.put(text(reply.get(i)), ((Number) reply.get(i + 1)).longValue());
+					}
+				}
+				return leases;
+			});
+	}
+
+	private static String text(Object value) {
+		return (value instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(value);
+	}
+
+	@Override
+	public String toString() {
+		return "SemaphoreLock[permits=" + this.permits + "]";
+	}
+
+}

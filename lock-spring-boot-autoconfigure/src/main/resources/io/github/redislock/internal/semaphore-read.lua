@@ -1,0 +1,18 @@
+-- Reads a semaphore (see semaphore-acquire.lua) on Redis' clock, without changing it.
+-- KEYS[1] the semaphore; ARGV[1] an owner whose lease to read, or '' for every holder
+-- Returns, for an owner: what is left of its lease in ms, or -2 when it holds no permit; for every holder:
+-- a flat list of member, ms left of its lease, for the holders whose lease has not passed.
+local time = redis.call('time')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if ARGV[1] ~= '' then
+  local score = redis.call('zscore', KEYS[1], ARGV[1])
+  if not score or tonumber(score) <= now then
+    return -2
+  end
+  return tonumber(score) - now
+end
+local live = redis.call('zrangebyscore', KEYS[1], '(' .. now, '+inf', 'WITHSCORES')
+for i = 2, #live, 2 do
+  live[i] = tonumber(live[i]) - now
+end
+return live

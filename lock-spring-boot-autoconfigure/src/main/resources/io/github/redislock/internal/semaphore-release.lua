@@ -1,0 +1,34 @@
+-- Releases a permit of a semaphore (see semaphore-acquire.lua) and tells its waiters.
+-- KEYS[1] the semaphore
+-- ARGV[1] owner, ARGV[2] the semaphore's release channel, ARGV[3] milliseconds the permit must stay taken
+-- (holdAtLeast), 0 for none: then it is kept for nobody until that has passed
+-- Returns, as every release script (see LockReply): 0 when the permit was given back (or is kept for
+-- nobody), -1 when this owner holds none here (its lease ran out, or the semaphore was force-released).
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
+local time = redis.call('time')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local score = redis.call('zscore', KEYS[1], ARGV[1])
+if not score then
+  return -1
+end
+redis.call('zrem', KEYS[1], ARGV[1])
+if tonumber(score) <= now then
+  -- its lease had passed: the permit was already everybody's
+  return -1
+end
+local keep = tonumber(ARGV[3])
+if keep > 0 then
+  -- kept for nobody, under a name no owner has, until it expires; a waiter sleeps until the earliest lease
+  -- end (see semaphore-acquire.lua), so no message is needed
+  redis.call('zadd', KEYS[1], now + keep, 'kept:' .. ARGV[1])
+  if redis.call('pttl', KEYS[1]) < keep then
+    redis.call('pexpire', KEYS[1], keep)
+  end
+  return 0
+end
+-- one permit is free: the waiter asleep longest of each client asks again (an empty set is gone with its
+-- last member)
+redis.call('publish', ARGV[2], 'released')
+return 0

@@ -1,0 +1,23 @@
+-- Extends the leases of many semaphore permits in one call (the watchdog's renewal); all keys share one slot.
+-- KEYS[i] the i-th hold's semaphore (see semaphore-acquire.lua)
+-- ARGV[1] the lease in milliseconds; ARGV[i + 1] the i-th hold's owner
+-- Returns the 1-based positions of the holds no longer held (their renewal stops).
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
+local time = redis.call('time')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local lease = tonumber(ARGV[1])
+local lost = {}
+for i = 1, #KEYS do
+  local score = redis.call('zscore', KEYS[i], ARGV[i + 1])
+  if not score or tonumber(score) <= now then
+    lost[#lost + 1] = i
+  else
+    redis.call('zadd', KEYS[i], 'XX', now + lease, ARGV[i + 1])
+    if redis.call('pttl', KEYS[i]) < lease then
+      redis.call('pexpire', KEYS[i], lease)
+    end
+  end
+end
+return lost

@@ -1,0 +1,409 @@
+package io.github.redislock;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The semaphore against a real Redis: never more holders than its limit across clients,
+ * threads and asynchronous handles, all permits used; a release wakes a waiter of another
+ * client at once; {@link RedisSemaphore#availablePermits()} is exact; a killed holder's
+ * permits come back within their lease; and thousands of random acquisitions, timeouts
+ * and cancellations leave nothing behind.
+ */
+class SemaphoreTests {
+
+	private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
+		.getLog(SemaphoreTests.class);
+
+	/**
+	 * Random operations of
+	 * {@link #randomAcquisitionsTimeoutsAndCancellationsLeakNoPermit}.
+	 */
+	private static final int RANDOM_OPERATIONS = Integer.getInteger("redislock.test.semaphoreOperations", 3_000);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final LockTestClients clients = new LockTestClients(redis);
+
+	private StringRedisTemplate redisTemplate;
+
+	@BeforeEach
+	void createTemplate() {
+		this.redisTemplate = this.clients.newTemplate();
+	}
+
+	@Test
+	void aLimitBelowOneIsRefusedNamingIt() {
+		RedisLockClient client = this.clients.newClient();
+		assertThatIllegalArgumentException().isThrownBy(() -> client.getSemaphore("jobs", 0))
+			.withMessageContaining("was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> client.getSemaphore("jobs", -3))
+			.withMessageContaining("was -3");
+	}
+
+	@Test
+	void neverMoreHoldersThanPermitsAcrossClientsThreadsAndHandlesAndAllPermitsAreUsed() throws Exception {
+		String name = LockTestClients.uniqueName();
+		int permits = 3;
+		List<RedisSemaphore> semaphores = List.of(this.clients.newClient().getSemaphore(name, permits),
+				this.clients.newClient().getSemaphore(name, permits));
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger most = new AtomicInteger();
+		AtomicInteger runs = new AtomicInteger();
+		List<CompletableFuture<?>> workers = new ArrayList<>();
+		for (int w = 0; w < 12; w++) {
+			RedisSemaphore semaphore = semaphores.get(w % 2);
+			boolean async = w % 3 == 0;
+			workers.add(CompletableFuture.runAsync(() -> {
+				for (int i = 0; i < 15; i++) {
+					LockHandle permit = async ? semaphore.acquireAsync(Duration.ofSeconds(60), null).join()
+							: semaphore.acquire(Duration.ofSeconds(60), (i % 2 == 0) ? null : Duration.ofSeconds(30));
+					try {
+						// not atomic on purpose: a second holder too many could lose an
+						// update, but shows in the maximum
+						int now = inside.incrementAndGet();
+						most.accumulateAndGet(now, Math::max);
+						work();
+						inside.decrementAndGet();
+						runs.incrementAndGet();
+					}
+					finally {
+						permit.release();
+					}
+				}
+			}, TestThreads.perTask()));
+		}
+		CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+		logger.info("Semaphore of " + permits + ": at most " + most.get() + " holders in " + runs.get() + " runs");
+		assertThat(most.get()).as("most holders at once").isEqualTo(permits);
+		assertThat(runs.get()).isEqualTo(12 * 15);
+		assertThat(semaphores.get(0).availablePermits()).isEqualTo(permits);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void aReleaseWakesAWaiterOfAnotherClientWithinARoundTrip() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisSemaphore holders = this.clients.newClient().getSemaphore(name, 2);
+		RedisLockClient waitingClient = this.clients.newClient();
+		RedisSemaphore waiting = waitingClient.getSemaphore(name, 2);
+		List<Long> latencies = new ArrayList<>();
+		for (int round = 0; round < 5; round++) {
+			// both permits held with long leases: a waiter that polled, or slept until a
+			// lease end, would wait 30 s
+			LockHandle first = holders.acquire(Duration.ZERO, Duration.ofSeconds(30));
+			LockHandle second = holders.acquire(Duration.ZERO, Duration.ofSeconds(30));
+			CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+				LockHandle permit = waiting.acquire(Duration.ofSeconds(20), Duration.ofSeconds(30));
+				long at = System.nanoTime();
+				permit.release();
+				return at;
+			}, TestThreads.perTask());
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> LockTestClients.inspector(waitingClient).waitingCount() == 1);
+			long releasedAt = System.nanoTime();
+			first.release();
+			latencies.add(TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(20, TimeUnit.SECONDS) - releasedAt));
+			second.release();
+		}
+		logger.info("Semaphore wake-up latencies across clients (ms): " + latencies);
+		// each woken long before any lease end; the best one within a round trip here
+		assertThat(latencies).allSatisfy((ms) -> assertThat(ms).isLessThan(5_000));
+		assertThat(latencies.stream().mapToLong(Long::longValue).min().orElseThrow()).isLessThan(50);
+	}
+
+	@Test
+	void reactivePipelinesAndBlockingHoldersShareTheLimit() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(this.clients.newClient());
+		ReactiveLock permit = reactive.semaphore(name, 2);
+		assertThat(permit.getName()).isEqualTo(name);
+		assertThatIllegalArgumentException().isThrownBy(() -> reactive.semaphore(name, 0))
+			.withMessageContaining("was 0");
+		LockHandle blocking = client.getSemaphore(name, 2).acquire(Duration.ZERO, null);
+		// inside the pipeline both permits are taken; a nested withLock shares the
+		// pipeline's permit
+		Integer inside = permit
+			.withLock(Duration.ofSeconds(10), null,
+					permit.withLock(Duration.ZERO, null,
+							reactor.core.publisher.Mono
+								.fromCallable(() -> client.getSemaphore(name, 2).availablePermits())))
+			.block(Duration.ofSeconds(20));
+		assertThat(inside).isZero();
+		LockHandle handle = permit.acquire(Duration.ZERO, null).block(Duration.ofSeconds(20));
+		org.assertj.core.api.Assertions.assertThatExceptionOfType(LockNotAcquiredException.class)
+			.isThrownBy(() -> permit.acquire(Duration.ZERO, null).block(Duration.ofSeconds(20)));
+		handle.release();
+		blocking.release();
+		LockTestClients.assertNothingLeftBehind(client);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void metersTagPermitsWithTheSemaphoreModeAndALostPermitIsReportedByTheWatchdog() {
+		String name = LockTestClients.uniqueName();
+		io.micrometer.core.instrument.MeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+		List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		RedisLockClient client = this.clients
+			.newClient((builder) -> builder.meterRegistry(meters).leaseLostListener(lost::add));
+		RedisSemaphore semaphore = client.getSemaphore(name, 2);
+		semaphore.acquire(Duration.ZERO, null).release();
+		assertThat(meters.get("redis.lock.acquire").tags("name", name, "mode", "semaphore").timer().count()).isOne();
+		assertThat(meters.get("redis.lock.hold").tags("name", name, "mode", "semaphore").timer().count()).isOne();
+		LockHandle permit = semaphore.acquire(Duration.ZERO, null);
+		assertThat(meters.get("redis.lock.held").gauge().value()).isOne();
+		// its member gone from Redis (a failover that lost it, say): the next renewal
+		// finds it lost
+		this.redisTemplate.delete("lock:{" + name + "}:sem");
+		LockTestClients.inspector(client).renewNow();
+		assertThat(lost).singleElement().satisfies((event) -> {
+			assertThat(event.lockName()).isEqualTo(name);
+			assertThat(event.detectedBy()).isEqualTo(LeaseLostEvent.DetectedBy.WATCHDOG);
+		});
+		assertThat(permit.isHeld()).isFalse();
+		assertThat(meters.get("redis.lock.lease.lost").counter().count()).isOne();
+		org.assertj.core.api.Assertions.assertThatExceptionOfType(LeaseExpiredException.class)
+			.isThrownBy(permit::release);
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	@Test
+	void availablePermitsIsExactWhenNoCallIsInFlight() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		RedisSemaphore semaphore = client.getSemaphore(name, 3);
+		assertThat(semaphore.getName()).isEqualTo(name);
+		assertThat(semaphore.permits()).isEqualTo(3);
+		assertThat(semaphore.availablePermits()).isEqualTo(3);
+		List<LockHandle> permits = new ArrayList<>();
+		for (int i = 2; i >= 0; i--) {
+			permits.add(semaphore.acquire(Duration.ZERO, null));
+			assertThat(semaphore.availablePermits()).isEqualTo(i);
+		}
+		assertThat(semaphore.tryAcquire(Duration.ZERO, null)).isEmpty();
+		assertThat(semaphore.tryAcquire(Duration.ofMillis(100), null)).isEmpty();
+		// another caller's limit counts the same holders
+		assertThat(client.getSemaphore(name, 5).availablePermits()).isEqualTo(2);
+		assertThat(client.getSemaphore(name, 2).availablePermits()).isZero();
+		permits.remove(0).release();
+		assertThat(semaphore.availablePermits()).isEqualTo(1);
+		permits.forEach(LockHandle::release);
+		assertThat(semaphore.availablePermits()).isEqualTo(3);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void callersWithDifferentLimitsEachCountTheSameHoldersAgainstTheirOwn() {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		RedisSemaphore wide = client.getSemaphore(name, 3);
+		RedisSemaphore narrow = client.getSemaphore(name, 1);
+		LockHandle first = wide.acquire(Duration.ZERO, null);
+		assertThat(narrow.tryAcquire(Duration.ZERO, null)).as("one holds: the narrow limit is reached").isEmpty();
+		LockHandle second = wide.acquire(Duration.ZERO, null);
+		first.release();
+		second.release();
+		LockHandle alone = narrow.acquire(Duration.ZERO, null);
+		LockHandle beside = wide.acquire(Duration.ZERO, null);
+		alone.release();
+		beside.release();
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void fencingTokensIncreaseWithEveryPermit() {
+		String name = LockTestClients.uniqueName();
+		RedisSemaphore semaphore = this.clients.newClient().getSemaphore(name, 2);
+		LockHandle first = semaphore.acquire(Duration.ZERO, null);
+		LockHandle second = semaphore.acquire(Duration.ZERO, null);
+		first.release();
+		LockHandle third = semaphore.acquire(Duration.ZERO, null);
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
+		second.release();
+		third.release();
+	}
+
+	@Test
+	void aPermitIsExtendedRenewedAndKeptForNobodyAndReleasedFromAnyThread() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT);
+		RedisSemaphore semaphore = client.getSemaphore(name, 1);
+		LockHandle fixed = semaphore.acquire(Duration.ZERO, Duration.ofMillis(500));
+		assertThat(fixed.isHeld()).isTrue();
+		assertThat(fixed.extend(Duration.ofSeconds(30))).isTrue();
+		assertThat(fixed.remainingLease()).isGreaterThan(Duration.ofSeconds(20));
+		// released from another thread
+		TestThreads.onOtherThread(() -> {
+			fixed.release();
+			return null;
+		});
+		assertThat(fixed.isHeld()).isFalse();
+		assertThat(fixed.extend(Duration.ofSeconds(30))).isFalse();
+		// the watchdog keeps a permit past its lease (1.5 s here), as long as it is held
+		LockHandle renewed = semaphore.acquire(Duration.ZERO, null);
+		await().during(Duration.ofMillis(2_500)).atMost(Duration.ofSeconds(5)).until(renewed::isHeld);
+		renewed.release();
+		// kept for nobody: taken until the minimum since its acquisition has passed, then
+		// free
+		semaphore.acquire(Duration.ZERO, null).release(Duration.ofSeconds(1));
+		assertThat(semaphore.availablePermits()).isZero();
+		assertThat(semaphore.tryAcquire(Duration.ZERO, null)).isEmpty();
+		LockHandle next = semaphore.acquire(Duration.ofSeconds(10), null);
+		next.release();
+		LockTestClients.assertNothingLeftBehind(client);
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void aPermitWhoseFixedLeasePassedIsFreeAndLostToItsHandle() {
+		String name = LockTestClients.uniqueName();
+		RedisSemaphore semaphore = this.clients.newClient().getSemaphore(name, 1);
+		LockHandle expiring = semaphore.acquire(Duration.ZERO, Duration.ofMillis(300));
+		// no release: the waiter asks again at the lease end
+		LockHandle next = semaphore.acquire(Duration.ofSeconds(10), null);
+		assertThat(expiring.isHeld()).isFalse();
+		org.assertj.core.api.Assertions.assertThatExceptionOfType(LeaseExpiredException.class)
+			.isThrownBy(expiring::release);
+		next.release();
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void aKilledProcessesPermitsComeBackWithinTheirLease() throws Exception {
+		String name = LockTestClients.uniqueName();
+		long watchdogMillis = 1_500;
+		RedisSemaphore semaphore = this.clients.newClient().getSemaphore(name, 3);
+		Process worker = new ProcessBuilder(
+				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
+				System.getProperty("java.class.path"), SemaphoreHolderWorker.class.getName(), redis.server().host(),
+				Integer.toString(redis.server().port()), name, "3", "3", Long.toString(watchdogMillis))
+			.redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+			.start();
+		try {
+			await().atMost(Duration.ofSeconds(60)).until(() -> semaphore.availablePermits() == 0);
+		}
+		finally {
+			worker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+		}
+		long killedAt = System.nanoTime();
+		List<CompletableFuture<LockHandle>> waiters = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			waiters.add(semaphore.acquireAsync(Duration.ofSeconds(30), null));
+		}
+		CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+		logger.info("A killed holder's 3 permits came back after " + waited + " ms");
+		// within the watchdog lease after the last renewal, plus what a busy machine adds
+		assertThat(waited).isLessThan(watchdogMillis + 3_000);
+		for (CompletableFuture<LockHandle> waiter : waiters) {
+			waiter.join().release();
+		}
+		assertNoKeysOf(name);
+	}
+
+	@Test
+	void randomAcquisitionsTimeoutsAndCancellationsLeakNoPermit() throws Exception {
+		String name = LockTestClients.uniqueName();
+		int permits = 3;
+		List<RedisLockClient> clients = List.of(this.clients.newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT),
+				this.clients.newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT));
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger most = new AtomicInteger();
+		AtomicInteger granted = new AtomicInteger();
+		AtomicInteger timedOut = new AtomicInteger();
+		AtomicInteger cancelled = new AtomicInteger();
+		List<CompletableFuture<?>> done = new ArrayList<>();
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		for (int i = 0; i < RANDOM_OPERATIONS; i++) {
+			RedisSemaphore semaphore = clients.get(random.nextInt(2)).getSemaphore(name, permits);
+			Duration lease = random.nextBoolean() ? null : Duration.ofMillis(2_000);
+			CompletableFuture<LockHandle> acquiring = semaphore.acquireAsync(Duration.ofMillis(random.nextInt(30)),
+					lease);
+			boolean cancel = random.nextInt(4) == 0;
+			long keep = (random.nextInt(10) == 0) ? 20 : 0;
+			done.add(acquiring.handle((permit, failure) -> {
+				if (permit != null) {
+					granted.incrementAndGet();
+					most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+					inside.decrementAndGet();
+					if (keep > 0) {
+						permit.releaseAsync(Duration.ofMillis(keep));
+					}
+					else {
+						permit.releaseAsync();
+					}
+				}
+				else if (failure instanceof CancellationException || failure instanceof CompletionException
+						&& failure.getCause() instanceof CancellationException) {
+					cancelled.incrementAndGet();
+				}
+				else {
+					timedOut.incrementAndGet();
+				}
+				return null;
+			}));
+			if (cancel) {
+				acquiring.cancel(false);
+			}
+			if (i % 200 == 199) {
+				// as many callers would, spread out: not all at once in one connection
+				CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+			}
+		}
+		CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+		logger.info("Semaphore leak check: " + RANDOM_OPERATIONS + " acquisitions, " + granted + " granted, " + timedOut
+				+ " timed out, " + cancelled + " cancelled, at most " + most + " holders at once");
+		assertThat(granted.get()).isPositive();
+		assertThat(most.get()).isLessThanOrEqualTo(permits);
+		for (RedisLockClient client : clients) {
+			LockTestClients.assertNothingLeftBehind(client);
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(
+					() -> assertThat(clients.get(0).getSemaphore(name, permits).availablePermits()).isEqualTo(permits));
+		assertNoKeysOf(name);
+	}
+
+	// a critical section that lasts long enough for the other holders to overlap
+	private static void work() {
+		try {
+			Thread.sleep(5);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private void assertNoKeysOf(String name) {
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			Set<String> keys = this.redisTemplate.keys("lock:{" + name + "}*");
+			assertThat(keys).as("keys of the semaphore").isEmpty();
+		});
+	}
+
+}

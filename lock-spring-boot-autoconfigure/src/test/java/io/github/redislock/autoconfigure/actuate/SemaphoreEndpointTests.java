@@ -1,0 +1,64 @@
+package io.github.redislock.autoconfigure.actuate;
+
+import java.time.Duration;
+import java.util.Map;
+
+import io.github.redislock.LockHandle;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisSemaphore;
+import io.github.redislock.autoconfigure.RedisLockTestContexts;
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
+import io.github.redislock.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code locks} endpoint shows a semaphore as one more kind of its name: every live
+ * holder, this instance's permits among those held here, and its permits kept for nobody,
+ * with nothing for the semaphore once its permits are back.
+ */
+class SemaphoreEndpointTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(RedisLockTestContexts.redisLockAndObservability())
+		.withPropertyValues(RedisLockTestContexts.redisProperties(redis))
+		.withPropertyValues("management.endpoints.web.exposure.include=locks");
+
+	@Test
+	void showsTheSemaphoresHoldersAndItsPermitsHeldHere() {
+		this.runner.run((context) -> {
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			RedisSemaphore semaphore = context.getBean(RedisLockClient.class).getSemaphore("exports:eu", 3);
+			LockHandle first = semaphore.acquire(Duration.ZERO, null);
+			LockHandle second = semaphore.acquire(Duration.ZERO, Duration.ofSeconds(20));
+			LockDescriptor view = endpoint.lock(new String[] { "exports:eu" });
+			assertThat(view.locked()).isTrue();
+			assertThat(view.heldHere()).hasSize(2).allSatisfy((held) -> assertThat(held.mode()).isEqualTo("semaphore"));
+			assertThat(view.kinds()).singleElement().satisfies((kind) -> {
+				assertThat(kind.mode()).isEqualTo("semaphore");
+				assertThat(kind.key()).isEqualTo("lock:{exports:eu}:sem");
+				assertThat(kind.holders()).hasSize(2)
+					.allSatisfy((holder) -> assertThat(holder.thisInstance()).isTrue());
+				assertThat(kind.remainingLeaseMs()).isBetween(1L, 30_000L);
+				assertThat(kind.details()).containsEntry("taken", 2);
+				assertThat((Map<?, ?>) kind.details().get("leases")).hasSize(2);
+			});
+			first.release();
+			// kept for nobody: taken, without a holder
+			second.release(Duration.ofSeconds(20));
+			assertThat(endpoint.lock(new String[] { "exports:eu" }).kinds()).singleElement().satisfies((kind) -> {
+				assertThat(kind.holders()).isEmpty();
+				assertThat(kind.keptForNobody()).isTrue();
+			});
+			assertThat(semaphore.availablePermits()).isEqualTo(2);
+		});
+	}
+
+}

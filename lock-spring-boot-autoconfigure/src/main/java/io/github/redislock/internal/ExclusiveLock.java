@@ -49,9 +49,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 
 	@Override
 	public LockKeys keys(String keyPrefix, String name) {
-		String lockKey = LockKeys.lockKey(keyPrefix, name, "");
-		return LockKeys.of(name, lockKey, lockKey + ":released", this, lockKey,
-				List.of(lockKey, LockKeys.fenceKey(keyPrefix, lockKey)));
+		return LockKeys.single(this, keyPrefix, name, "");
 	}
 
 	@Override

@@ -71,6 +71,16 @@ final class LockKeys {
 	}
 
 	/**
+	 * The keys of a kind whose scripts touch its one key (the hash or set named by
+	 * {@code suffix}) and the slot's fencing counter, and whose releases are published on
+	 * that key's {@code :released} channel: the exclusive lock and the semaphore.
+	 */
+	static LockKeys single(LockKind kind, String keyPrefix, String name, String suffix) {
+		String lockKey = lockKey(keyPrefix, name, suffix);
+		return of(name, lockKey, lockKey + ":released", kind, lockKey, List.of(lockKey, fenceKey(keyPrefix, lockKey)));
+	}
+
+	/**
 	 * The hash of the named lock of a kind: the name in braces (its cluster hash tag;
 	 * hashed when the name has braces or is very long, see
 	 * {@link LockNames#hashTag(String)}), then the kind's suffix, empty for the exclusive

@@ -93,9 +93,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody {
 
 	@Override
 	public LockKeys keys(String keyPrefix, String name) {
-		String lockKey = LockKeys.lockKey(keyPrefix, name, ":sem");
-		return LockKeys.of(name, lockKey, lockKey + ":released", this, lockKey,
-				List.of(lockKey, LockKeys.fenceKey(keyPrefix, lockKey)));
+		return LockKeys.single(this, keyPrefix, name, ":sem");
 	}
 
 	@Override

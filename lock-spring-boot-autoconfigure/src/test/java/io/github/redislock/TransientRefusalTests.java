@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -142,6 +143,30 @@ class TransientRefusalTests {
 		assertThat(lock.isLocked()).isFalse();
 		assertThat(LockTestClients.inspector(client).heldCount()).isZero();
 		assertThat(LockTestClients.inspector(client).settlingCount()).isZero();
+	}
+
+	// the asynchronous way of waiting shares the blocking one's decisions: same failure,
+	// same message
+	@Test
+	void anAsyncAcquisitionWhoseWaitEndsWhileRedisStillLoadsFailsSayingRedisWasLoading() throws Exception {
+		RedisLockClient client = connectedClient();
+		String name = LockTestClients.uniqueName();
+		Load load = restartLoading();
+		long start = System.nanoTime();
+		Throwable failure = catchThrowable(
+				() -> client.acquireAsync(name, SHORT_WAIT, LEASE).get(30, TimeUnit.SECONDS));
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		assertThat(load.isStillLoading()).as("Redis still loads after the acquisition failed").isTrue();
+		assertThat(failure).isInstanceOf(ExecutionException.class)
+			.cause()
+			.isInstanceOf(RedisLockException.class)
+			.hasMessageContaining("Could not acquire lock '" + name + "'")
+			.hasMessageContaining(" within 1s")
+			.hasMessageContaining("Redis was loading its data set all that time (LOADING)");
+		assertThat(took).isGreaterThanOrEqualTo(SHORT_WAIT);
+		load.end();
+		assertThat(client.getLock(name).isLocked()).isFalse();
+		assertThat(LockTestClients.inspector(client).heldCount()).isZero();
 	}
 
 	@Test

@@ -15,11 +15,11 @@ import io.github.redislock.LockOutcomeUnknownException;
 import io.github.redislock.RedisLockException;
 
 /**
- * One acquisition that no thread waits for: each attempt is an asynchronous command, and
- * between attempts the acquisition sleeps in the lock's wait queue until a release
- * message or a timer (the holder's lease end, the wait's end) wakes it. It keeps the same
- * order as a waiting thread: enter the queue, try, subscribe, try again if the
- * subscription came after the first attempt, sleep, try.
+ * One acquisition that no thread waits for: the asynchronous way of waiting of the
+ * algorithm {@link Acquisition} describes, whose decisions it shares with a waiting
+ * thread's ({@link LockAcquirer}). Each attempt is an asynchronous command, and between
+ * attempts the acquisition sleeps in the lock's wait queue until a release message or a
+ * timer (the holder's lease end, the wait's end) wakes it.
  *
  * <p>
  * Its {@link #result() result} may be cancelled at any time: the acquisition then leaves
@@ -36,7 +36,7 @@ import io.github.redislock.RedisLockException;
  */
 final class AsyncAcquisition implements WaitQueue.Waiter {
 
-	private static final long REFUSED_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+	private final Acquisition acquisition;
 
 	private final LockKeys keys;
 
@@ -44,12 +44,6 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	// the queue's release messages when the last attempt began, -1 before it has a queue
 	private volatile long messagesBefore = -1;
-
-	private final Lease lease;
-
-	private final Wait wait;
-
-	private final long start = System.nanoTime();
 
 	private final LockCommands commands;
 
@@ -73,10 +67,6 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
-	// fencing tokens a grant reserves while other callers of this client wait: see
-	// LocalRun
-	private final int passTokens;
-
 	// guarded by this
 	@Nullable private WaitQueue queue;
 
@@ -90,16 +80,17 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private boolean asleep;
 
-	@Nullable private RedisLockException refusal;
-
-	AsyncAcquisition(LockKeys keys, Owner owner, Lease lease, Wait wait, LockCommands commands, WaitQueues queues,
+	/**
+	 * @param acquisition what is acquired, for how long, and the decisions between
+	 * attempts; its tokens reserve what LocalRun passes on while other callers of this
+	 * client wait
+	 */
+	AsyncAcquisition(Acquisition acquisition, LockCommands commands, WaitQueues queues,
 			ReleaseSubscriptions subscriptions, Settlements settlements, ScheduledExecutorService executor,
-			Executor continuations, Function<LockReply.Granted, Hold> grants, Consumer<Hold> givesBack,
-			int passTokens) {
-		this.keys = keys;
-		this.owner = owner;
-		this.lease = lease;
-		this.wait = wait;
+			Executor continuations, Function<LockReply.Granted, Hold> grants, Consumer<Hold> givesBack) {
+		this.acquisition = acquisition;
+		this.keys = acquisition.keys;
+		this.owner = acquisition.owner;
 		this.commands = commands;
 		this.queues = queues;
 		this.subscriptions = subscriptions;
@@ -108,7 +99,6 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		this.continuations = continuations;
 		this.grants = grants;
 		this.givesBack = givesBack;
-		this.passTokens = Math.max(1, passTokens);
 	}
 
 	/**
@@ -121,7 +111,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	CompletableFuture<@Nullable Hold> start() {
 		this.result.whenComplete((granted, failure) -> cleanUp());
-		if (!this.wait.isNone()) {
+		if (!this.acquisition.wait.isNone()) {
 			synchronized (this) {
 				this.queue = this.queues.enter(this.keys);
 			}
@@ -146,9 +136,11 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			afterAttempt(null, holdOff);
 			return;
 		}
-		int tokens = (queue != null && queue.hasOthers()) ? this.passTokens : 1;
+		Acquisition acquisition = this.acquisition;
 		this.messagesBefore = (queue != null) ? queue.messages() : -1;
-		this.commands.acquireAsync(this.keys, this.owner, this.lease, tokens, !this.wait.isNone(), budget())
+		this.commands
+			.acquireAsync(this.keys, this.owner, acquisition.lease, acquisition.tokens(queue),
+					!acquisition.wait.isNone(), acquisition.budget())
 			.whenComplete((reply, failure) -> {
 				// A grant sends nothing more: it may be handled where it arrived. Any
 				// other
@@ -194,9 +186,10 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			// Redis may grant it still: release it once Redis answers
 			this.settlements.settle(this.keys, this.owner, Settlements.Reason.ACQUIRE);
 		}
-		else if (cause instanceof RedisLockException ex && !this.wait.isNone() && RedisCalls.isTransientRefusal(ex)
-				&& this.wait.remainingNanos(this.start) > 0) {
-			this.refusal = ex;
+		else if (cause instanceof RedisLockException ex && !this.acquisition.wait.isNone()
+				&& this.acquisition.refusedForNow(ex)) {
+			// tried again, or, when the wait is over, reported as the blocking way
+			// reports it
 			afterAttempt(null, 0);
 			return;
 		}
@@ -206,17 +199,17 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	// the attempt found the lock taken (or Redis refused it for now), or it was not made
 	// and the acquisition holds off for holdOffNanos (see WaitQueue#holdOffNanos)
 	private void afterAttempt(@Nullable LockReply reply, long holdOffNanos) {
-		long remaining = this.wait.remainingNanos(this.start);
-		if (this.wait.isNone() || remaining <= 0) {
-			if (reply == null && holdOffNanos == 0 && this.refusal != null) {
-				this.result.completeExceptionally(this.refusal);
+		Acquisition acquisition = this.acquisition;
+		if (acquisition.wait.isNone() || acquisition.remainingNanos() <= 0) {
+			if (acquisition.endedRefused(reply, holdOffNanos)) {
+				this.result.completeExceptionally(acquisition.refusedThroughout());
 			}
 			else {
 				this.result.complete(null);
 			}
 			return;
 		}
-		long sleep = Math.min(remaining, (holdOffNanos > 0) ? holdOffNanos : LockAcquirer.sleepAfter(reply));
+		long sleep = acquisition.sleepNanos(reply, holdOffNanos);
 		boolean join;
 		synchronized (this) {
 			if (this.queue == null) {
@@ -229,7 +222,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			sleep(sleep);
 			return;
 		}
-		this.subscriptions.join(this.keys, budget()).whenCompleteAsync((membership, failure) -> {
+		this.subscriptions.join(this.keys, acquisition.budget()).whenCompleteAsync((membership, failure) -> {
 			if (failure != null) {
 				this.result.completeExceptionally(failure);
 				return;
@@ -252,7 +245,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 				attempt();
 			}
 			else {
-				sleep(Math.min(this.wait.remainingNanos(this.start), sleep));
+				sleep(Math.min(acquisition.remainingNanos(), sleep));
 			}
 		}, this.executor);
 	}
@@ -290,7 +283,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	@Override
 	public @Nullable Owner passableOwner() {
-		return this.lease.watchdog() ? this.owner : null;
+		return this.acquisition.lease.watchdog() ? this.owner : null;
 	}
 
 	// called by the holder's release, which took this acquisition out of the queue: no
@@ -382,15 +375,6 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		if (membership != null) {
 			this.subscriptions.leave(membership);
 		}
-	}
-
-	// what is left of the wait time plus the command timeout
-	private long budget() {
-		if (this.wait.isUnlimited()) {
-			return RedisCalls.NO_LIMIT;
-		}
-		long total = this.wait.nanos() + TimeUnit.MILLISECONDS.toNanos(this.commands.timeoutMillis());
-		return (total < 0) ? RedisCalls.NO_LIMIT : total - (System.nanoTime() - this.start);
 	}
 
 }

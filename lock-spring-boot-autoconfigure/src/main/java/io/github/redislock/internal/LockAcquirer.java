@@ -7,8 +7,6 @@ import java.util.function.Function;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.core.NestedExceptionUtils;
-import org.springframework.util.Assert;
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.RedisLockException;
@@ -22,17 +20,6 @@ import io.github.redislock.RedisLockException;
 final class LockAcquirer {
 
 	private static final Log logger = LogFactory.getLog(LockAcquirer.class);
-
-	/**
-	 * How long a waiter sleeps when the holder's lease is unknown (a key without expiry).
-	 */
-	private static final long UNKNOWN_LEASE_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	/**
-	 * How long a waiter sleeps when Redis refused the acquire for now (a slot being
-	 * migrated, a data set being loaded).
-	 */
-	private static final long REFUSED_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
 	/**
 	 * How often a waiter for a pass looks again whether the holder of its client still
@@ -66,10 +53,11 @@ final class LockAcquirer {
 	}
 
 	/**
-	 * Acquires the lock for the owner, on the calling thread. Returns within the wait
-	 * time plus the command timeout: each command is given what is left of that. While
-	 * another owner of this client holds the lock and may pass it on, the owner waits for
-	 * that pass without asking Redis.
+	 * Acquires the lock for the owner, on the calling thread: the blocking way of waiting
+	 * of the algorithm {@link Acquisition} describes. Returns within the wait time plus
+	 * the command timeout: each command is given what is left of that. While another
+	 * owner of this client holds the lock and may pass it on, the owner waits for that
+	 * pass without asking Redis.
 	 * @param start when the caller started, from {@link System#nanoTime()}
 	 * @param interruptible whether an interrupt ends the wait with InterruptedException;
 	 * if not, the interrupt status is restored once the method returns; an interrupt that
@@ -80,17 +68,19 @@ final class LockAcquirer {
 	 */
 	@Nullable Hold acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, boolean interruptible,
 			Function<LockReply.Granted, Hold> grants) throws InterruptedException {
+		Acquisition acquisition = new Acquisition(keys, owner, lease, wait, start, this.commands.timeoutMillis(),
+				this.passTokens);
 		if (wait.isNone()) {
 			if (this.queues.holdOffNanos(keys, owner) > 0) {
 				return null;
 			}
-			LockReply reply = new Attempts(keys, owner, lease, start, wait, null).next(false);
+			LockReply reply = new Attempts(acquisition, null).next(false);
 			return (reply instanceof LockReply.Granted granted) ? grants.apply(granted) : null;
 		}
 		// in the queue before the first attempt: a release announced after it is kept
 		// for this caller's sleep
 		WaitQueue queue = this.queues.enter(keys);
-		Attempts attempts = new Attempts(keys, owner, lease, start, wait, queue);
+		Attempts attempts = new Attempts(acquisition, queue);
 		try {
 			LockReply first = null;
 			long holdOff = queue.holdOffNanos(owner);
@@ -114,11 +104,12 @@ final class LockAcquirer {
 		// joining does not give way to an interrupt (it would leave a half-made
 		// subscription); one that came meanwhile ends the wait here. A waiter for a pass
 		// joins too: the holder may free the lock in Redis instead, and say so there.
-		ReleaseSubscriptions.Membership membership = this.subscriptions.joinNow(attempts.keys, attempts.budget());
+		Acquisition acquisition = attempts.acquisition;
+		ReleaseSubscriptions.Membership membership = this.subscriptions.joinNow(acquisition.keys, acquisition.budget());
 		// counted as waiting once subscribed: from then on no release is missed
 		queue.startWaiting();
 		boolean interrupted = false;
-		SleepingThread sleeper = new SleepingThread(queue, attempts.owner, attempts.lease.watchdog());
+		SleepingThread sleeper = new SleepingThread(queue, acquisition.owner, acquisition.lease.watchdog());
 		sleeper.messagesBefore = firstMessagesBefore;
 		try {
 			if (interruptible && Thread.interrupted()) {
@@ -132,7 +123,7 @@ final class LockAcquirer {
 					interrupted = true;
 				}
 				if (tryNow) {
-					holdOff = queue.holdOffNanos(attempts.owner);
+					holdOff = queue.holdOffNanos(acquisition.owner);
 					if (holdOff == 0) {
 						sleeper.messagesBefore = queue.messages();
 						result = attempts.next(true);
@@ -142,15 +133,14 @@ final class LockAcquirer {
 					}
 				}
 				tryNow = true;
-				long remaining = attempts.wait.remainingNanos(attempts.start);
-				if (remaining <= 0) {
-					if (result == null && holdOff == 0) {
-						throw attempts.refusedThroughout();
+				if (acquisition.remainingNanos() <= 0) {
+					if (acquisition.endedRefused(result, holdOff)) {
+						throw acquisition.refusedThroughout();
 					}
 					return null;
 				}
 				try {
-					sleeper.sleep(Math.min(remaining, (holdOff > 0) ? holdOff : sleepAfter(result)));
+					sleeper.sleep(acquisition.sleepNanos(result, holdOff));
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
@@ -171,14 +161,6 @@ final class LockAcquirer {
 				Thread.currentThread().interrupt();
 			}
 		}
-	}
-
-	// until the holder's lease ends, when no release message comes first
-	static long sleepAfter(@Nullable LockReply result) {
-		if (result instanceof LockReply.Busy busy && busy.isLeaseKnown()) {
-			return TimeUnit.MILLISECONDS.toNanos(busy.remainingLeaseMillis());
-		}
-		return (result == null) ? REFUSED_RETRY_NANOS : UNKNOWN_LEASE_RECHECK_NANOS;
 	}
 
 	/**
@@ -262,29 +244,15 @@ final class LockAcquirer {
 
 	}
 
-	/** The acquire script runs of one acquisition. */
+	/** The acquire script runs of one acquisition by a waiting thread. */
 	private final class Attempts {
 
-		final LockKeys keys;
-
-		final Owner owner;
-
-		final Lease lease;
-
-		final long start;
-
-		final Wait wait;
+		final Acquisition acquisition;
 
 		@Nullable private final WaitQueue queue;
 
-		@Nullable private RedisLockException refusal;
-
-		Attempts(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, @Nullable WaitQueue queue) {
-			this.keys = keys;
-			this.owner = owner;
-			this.lease = lease;
-			this.start = start;
-			this.wait = wait;
+		Attempts(Acquisition acquisition, @Nullable WaitQueue queue) {
+			this.acquisition = acquisition;
 			this.queue = queue;
 		}
 
@@ -295,57 +263,24 @@ final class LockAcquirer {
 		 * @return the reply, or {@code null} when Redis refused the attempt for now
 		 */
 		@Nullable LockReply next(boolean mayRetry) {
-			Hold hold = LockAcquirer.this.holds.get(this.keys, this.owner);
+			Acquisition acquisition = this.acquisition;
+			Hold hold = LockAcquirer.this.holds.get(acquisition.keys, acquisition.owner);
 			// a re-entry speaks as the owner Redis knows; a first acquisition with other
 			// callers of this client waiting reserves tokens for passing the lock to them
-			Owner redisOwner = (hold != null) ? hold.redisOwner() : this.owner;
-			int tokens = (this.queue != null && this.queue.hasOthers()) ? LockAcquirer.this.passTokens : 1;
+			Owner redisOwner = (hold != null) ? hold.redisOwner() : acquisition.owner;
 			try {
-				return LockAcquirer.this.commands.acquire(this.keys, redisOwner, this.lease,
-						(hold != null) ? hold.count() : 0, tokens, !this.wait.isNone(), budget());
+				return LockAcquirer.this.commands.acquire(acquisition.keys, redisOwner, acquisition.lease,
+						(hold != null) ? hold.count() : 0, acquisition.tokens(this.queue), !acquisition.wait.isNone(),
+						acquisition.budget());
 			}
 			catch (RedisLockException ex) {
-				if (mayRetry && RedisCalls.isTransientRefusal(ex)) {
-					logger.debug("Redis refused lock '" + this.keys.name() + "' for now; trying again shortly: "
+				if (mayRetry && acquisition.refusedForNow(ex)) {
+					logger.debug("Redis refused lock '" + acquisition.keys.name() + "' for now; trying again shortly: "
 							+ ex.getMessage());
-					this.refusal = ex;
 					return null;
 				}
 				throw ex;
 			}
-		}
-
-		/**
-		 * What is left of the wait time plus the command timeout: the longest the next
-		 * command may take.
-		 */
-		long budget() {
-			if (this.wait.isUnlimited()) {
-				return RedisCalls.NO_LIMIT;
-			}
-			long commandTimeout = TimeUnit.MILLISECONDS.toNanos(LockAcquirer.this.commands.timeoutMillis());
-			long total = this.wait.nanos() + commandTimeout;
-			// a wait of centuries overflows: no limit then
-			return (total < 0) ? RedisCalls.NO_LIMIT : total - (System.nanoTime() - this.start);
-		}
-
-		// only once the last attempt was refused for now, which kept the refusal
-		RedisLockException refusedThroughout() {
-			Assert.state(this.refusal != null, "No refusal to report");
-			Throwable refusal = NestedExceptionUtils.getMostSpecificCause(this.refusal);
-			String reply = (refusal.getMessage() != null) ? refusal.getMessage() : "";
-			String why;
-			if (reply.startsWith("TRYAGAIN")) {
-				why = "its Redis Cluster slot was being migrated to another node all that time (TRYAGAIN)";
-			}
-			else if (reply.startsWith("LOADING")) {
-				why = "Redis was loading its data set all that time (LOADING)";
-			}
-			else {
-				why = "Redis refused it all that time: " + reply;
-			}
-			return new RedisLockException("Could not acquire lock '" + this.keys.name() + "' (key '"
-					+ this.keys.lockKey() + "') " + this.wait.describe() + ": " + why, this.refusal);
 		}
 
 	}

@@ -180,10 +180,11 @@ final class LockEngine implements AutoCloseable {
 		long start = System.nanoTime();
 		Observation observation = this.observations.startAcquire(keys);
 		ScheduledExecutorService asyncExecutor = this.asyncThread.executor();
-		AsyncAcquisition acquisition = new AsyncAcquisition(keys, owner, lease, wait, this.commands, this.queues,
-				this.subscriptions, this.settlements, asyncExecutor,
+		AsyncAcquisition acquisition = new AsyncAcquisition(
+				new Acquisition(keys, owner, lease, wait, start, this.commands.timeoutMillis(), this.maxLocalPasses),
+				this.commands, this.queues, this.subscriptions, this.settlements, asyncExecutor,
 				(continuations != null) ? continuations : asyncExecutor,
-				(grant) -> onAcquired(keys, owner, grant, lease, start), this::giveBack, this.maxLocalPasses);
+				(grant) -> onAcquired(keys, owner, grant, lease, start), this::giveBack);
 		CompletableFuture<@Nullable Hold> result = acquisition.start();
 		// the caller's future completes after the observation ended, and a cancel of it
 		// withdraws the acquisition

@@ -35,14 +35,19 @@ import org.springframework.format.datetime.standard.DurationFormatterUtils;
  * permit, Redis commands and CPU per acquisition, and the most holders seen at once (a
  * non-atomic count, never above 4).
  * <p>
- * Arguments: {@code --run=3s --warmup=2s --rounds=1 --threads=16}. Not part of
+ * With {@code --jvms=2} the threads are split between two worker JVMs
+ * ({@link SemaphoreWorker}), as two instances of a service would share a limit; the
+ * workers warm up for at least {@link TwoJvmScenario#MINIMUM_WARMUP}, and "most holders
+ * at once" is then the most seen within one JVM (the tests check the limit across JVMs).
+ * <p>
+ * Arguments: {@code --run=3s --warmup=2s --rounds=1 --threads=16 --jvms=1}. Not part of
  * {@link BenchmarkMain}: its report's baselines are the locks'.
  */
 public final class SemaphoreBenchmark {
 
 	static final int PERMITS = 4;
 
-	private static final String NAME = "bench:sem";
+	static final String NAME = "bench:sem";
 
 	private SemaphoreBenchmark() {
 	}
@@ -56,12 +61,17 @@ public final class SemaphoreBenchmark {
 		Duration warmup = DurationFormatterUtils.detectAndParse(options.getOrDefault("warmup", "2s"));
 		int rounds = Integer.parseInt(options.getOrDefault("rounds", "1"));
 		int threads = Integer.parseInt(options.getOrDefault("threads", "16"));
+		int jvms = Integer.parseInt(options.getOrDefault("jvms", "1"));
+		if (jvms != 1 && jvms != 2) {
+			throw new IllegalArgumentException("--jvms must be 1 or 2, was " + jvms);
+		}
 		Map<Contestant, List<RunResult>> results = new LinkedHashMap<>();
 		Map<Contestant, Integer> most = new LinkedHashMap<>();
 		try (RedisServer redis = RedisServers.start()) {
 			List<Contestant> order = new ArrayList<>(List.of(Contestant.values()));
-			for (Contestant contestant : order) {
-				// unmeasured, so that whichever runs first does not pay for the JIT
+			for (Contestant contestant : (jvms == 1) ? order : List.<Contestant>of()) {
+				// unmeasured, so that whichever runs first does not pay for the JIT (the
+				// worker JVMs warm up on their own)
 				redis.command("FLUSHALL");
 				run(contestant, redis, threads, Duration.ZERO, warmup, new AtomicInteger());
 			}
@@ -73,7 +83,8 @@ public final class SemaphoreBenchmark {
 				for (Contestant contestant : both) {
 					redis.command("FLUSHALL");
 					AtomicInteger seen = new AtomicInteger();
-					RunResult result = run(contestant, redis, threads, warmup, run, seen);
+					RunResult result = (jvms == 1) ? run(contestant, redis, threads, warmup, run, seen)
+							: SemaphoreWorker.runInTwoJvms(contestant, redis, threads, warmup, run, seen);
 					results.computeIfAbsent(contestant, (c) -> new ArrayList<>()).add(result);
 					most.merge(contestant, seen.get(), Math::max);
 					System.out.printf(Locale.ROOT, "  %-38s %9.0f acquisitions/s  %5.2f cmds/op%n", contestant.title,
@@ -83,9 +94,13 @@ public final class SemaphoreBenchmark {
 		}
 		double expirable = median(results.get(Contestant.REDISSON_EXPIRABLE), RunResult::perSecond);
 		StringBuilder md = new StringBuilder();
-		md.append(String.format(Locale.ROOT, "## semaphore, %d permits, 1 JVM x %d threads%n%n", PERMITS, threads));
+		md.append((jvms == 1)
+				? String.format(Locale.ROOT, "## semaphore, %d permits, 1 JVM x %d threads%n%n", PERMITS, threads)
+				: String.format(Locale.ROOT, "## semaphore, %d permits, 2 JVMs x %d threads%n%n", PERMITS,
+						threads / 2));
 		md.append("| Library | acquisitions/s | vs Redisson RPermitExpirableSemaphore | p50 µs | p99 µs "
-				+ "| Redis cmds/op | CPU µs/op (Redis) | most holders at once |\n");
+				+ "| Redis cmds/op | CPU µs/op (Redis) | most holders at once" + ((jvms == 1) ? "" : " in one JVM")
+				+ " |\n");
 		md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
 		results.forEach((contestant, runs) -> {
 			double rate = median(runs, RunResult::perSecond);
@@ -109,20 +124,30 @@ public final class SemaphoreBenchmark {
 			long measureFrom = System.currentTimeMillis() + warmup.toMillis();
 			long end = measureFrom + run.toMillis();
 			CommandStats.Window statsReset = CommandStats.resetAt(redis, measureFrom);
-			TimedLoop.Result result = TimedLoop.run(threads, measureFrom, end, (thread) -> (measuring) -> {
-				long start = System.nanoTime();
-				Runnable release = semaphores.acquire();
-				long waited = System.nanoTime() - start;
-				most.accumulateAndGet(inside.incrementAndGet(), Math::max);
-				section.read(NAME);
-				inside.decrementAndGet();
-				release.run();
-				return waited;
-			});
+			TimedLoop.Result result = TimedLoop.run(threads, measureFrom, end,
+					(thread) -> step(semaphores, section, inside, most));
 			statsReset.join();
 			return new RunResult(result.measured(), result.seconds(), result.latency(), most.get() <= PERMITS,
 					CommandStats.read(redis), statsReset.cpu(redis));
 		}
+	}
+
+	/**
+	 * One acquisition: wait for a permit (the latency recorded), hold it for one GET,
+	 * give it back; counts the holders inside, not atomically with the permit.
+	 */
+	static TimedLoop.Step step(Semaphores semaphores, CriticalSection section, AtomicInteger inside,
+			AtomicInteger most) {
+		return (measuring) -> {
+			long start = System.nanoTime();
+			Runnable release = semaphores.acquire();
+			long waited = System.nanoTime() - start;
+			most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+			section.read(NAME);
+			inside.decrementAndGet();
+			release.run();
+			return waited;
+		};
 	}
 
 	private static double median(List<RunResult> runs, java.util.function.ToDoubleFunction<RunResult> value) {
@@ -131,7 +156,7 @@ public final class SemaphoreBenchmark {
 	}
 
 	/** One contestant's semaphore; {@link #acquire()} answers how to release. */
-	private interface Semaphores extends AutoCloseable {
+	interface Semaphores extends AutoCloseable {
 
 		Runnable acquire();
 
@@ -140,16 +165,21 @@ public final class SemaphoreBenchmark {
 
 	}
 
-	private enum Contestant {
+	enum Contestant {
 
 		REDIS_LOCK("redis-lock RedisSemaphore") {
 			@Override
-			Semaphores connect(RedisServer redis) {
+			Semaphores connect(String host, int port) {
 				LettuceConnectionFactory factory = new LettuceConnectionFactory(
-						new RedisStandaloneConfiguration(redis.host(), redis.port()));
+						new RedisStandaloneConfiguration(host, port));
 				factory.afterPropertiesSet();
 				factory.start();
-				RedisLockClient client = RedisLockClient.builder(factory).build();
+				// no run measures a timeout; on a loaded machine a cold worker JVM's
+				// first
+				// pub/sub connection may take longer than the default 2 s
+				RedisLockClient client = RedisLockClient.builder(factory)
+					.commandTimeout(Duration.ofSeconds(10))
+					.build();
 				RedisSemaphore semaphore = client.getSemaphore(NAME, PERMITS);
 				return new Semaphores() {
 					@Override
@@ -169,8 +199,8 @@ public final class SemaphoreBenchmark {
 
 		REDISSON_EXPIRABLE("Redisson RPermitExpirableSemaphore") {
 			@Override
-			Semaphores connect(RedisServer redis) {
-				RedissonClient redisson = redisson(redis);
+			Semaphores connect(String host, int port) {
+				RedissonClient redisson = redisson(host, port);
 				RPermitExpirableSemaphore semaphore = redisson.getPermitExpirableSemaphore(NAME);
 				semaphore.trySetPermits(PERMITS);
 				return new Semaphores() {
@@ -196,8 +226,8 @@ public final class SemaphoreBenchmark {
 
 		REDISSON_PLAIN("Redisson RSemaphore (no lease)") {
 			@Override
-			Semaphores connect(RedisServer redis) {
-				RedissonClient redisson = redisson(redis);
+			Semaphores connect(String host, int port) {
+				RedissonClient redisson = redisson(host, port);
 				RSemaphore semaphore = redisson.getSemaphore(NAME);
 				semaphore.trySetPermits(PERMITS);
 				return new Semaphores() {
@@ -221,17 +251,21 @@ public final class SemaphoreBenchmark {
 			}
 		};
 
-		private final String title;
+		final String title;
 
 		Contestant(String title) {
 			this.title = title;
 		}
 
-		abstract Semaphores connect(RedisServer redis);
+		Semaphores connect(RedisServer redis) {
+			return connect(redis.host(), redis.port());
+		}
 
-		private static RedissonClient redisson(RedisServer redis) {
+		abstract Semaphores connect(String host, int port);
+
+		private static RedissonClient redisson(String host, int port) {
 			Config config = new Config();
-			config.useSingleServer().setAddress("redis://" + redis.host() + ":" + redis.port());
+			config.useSingleServer().setAddress("redis://" + host + ":" + port);
 			return Redisson.create(config);
 		}
 

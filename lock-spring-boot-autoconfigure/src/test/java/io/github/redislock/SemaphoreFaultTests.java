@@ -198,6 +198,29 @@ class SemaphoreFaultTests {
 	}
 
 	@Test
+	void aReleaseThatRanAndWhoseConnectionWasCutBeforeItsReplyIsARelease() throws Exception {
+		FaultProxy proxy = startProxy();
+		List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		RedisLockClient client = faultyClient(proxied(proxy), (builder) -> builder.leaseLostListener(lost::add));
+		String name = LockTestClients.uniqueName();
+		LockHandle permit = client.getSemaphore(name, PERMITS).acquire(Duration.ZERO, LEASE);
+		// the release reaches Redis, which runs it; its reply is held up on the way back
+		proxy.latency(COMMAND_TIMEOUT.dividedBy(4));
+		CompletableFuture<Void> release = CompletableFuture.runAsync(permit::release, TestThreads.perTask());
+		await().pollInterval(Duration.ofMillis(5))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> holders(name).stream().noneMatch(ownedBy(client)));
+		// and lost: Lettuce reconnects at once and sends the release again, which finds
+		// the permit gone
+		proxy.cut();
+		proxy.heal();
+		release.get(10, TimeUnit.SECONDS);
+		assertThat(permit.isHeld()).isFalse();
+		assertThat(lost).as("leases reported lost").isEmpty();
+		assertEveryPermitAndNoMoreFor(name);
+	}
+
+	@Test
 	void aWaiterWithdrawnWhileItsConnectionIsCutLeavesNothingBehind() throws Exception {
 		FaultProxy proxy = startProxy();
 		RedisLockClient client = faultyClient(proxied(proxy));
@@ -270,8 +293,16 @@ class SemaphoreFaultTests {
 	 * Redis.
 	 */
 	private RedisLockClient faultyClient(LettuceConnectionFactory factory) {
+		return faultyClient(factory, (builder) -> {
+		});
+	}
+
+	private RedisLockClient faultyClient(LettuceConnectionFactory factory,
+			java.util.function.Consumer<RedisLockClient.Builder> customizer) {
 		this.resources.push(factory::destroy);
-		RedisLockClient client = RedisLockClient.builder(factory).commandTimeout(COMMAND_TIMEOUT).build();
+		RedisLockClient.Builder builder = RedisLockClient.builder(factory).commandTimeout(COMMAND_TIMEOUT);
+		customizer.accept(builder);
+		RedisLockClient client = builder.build();
 		this.resources.push(client);
 		LockTestClients.awaitConnected(client);
 		RedisSemaphore warmUp = client.getSemaphore(LockTestClients.uniqueName(), 1);

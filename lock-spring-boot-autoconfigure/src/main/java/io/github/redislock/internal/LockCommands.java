@@ -118,15 +118,33 @@ final class LockCommands {
 	 * (see {@link LockKind#release})
 	 */
 	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis, boolean othersOnly) {
-		return this.calls.call(() -> describe("release", keys), (redis) -> keys.kind()
+		long sentAt = System.nanoTime();
+		LockReply reply = this.calls.call(() -> describe("release", keys), (redis) -> keys.kind()
 			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
+		return ranBeforeItWasResent(reply, sentAt);
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
 	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis,
 			boolean othersOnly) {
-		return this.calls.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT, (redis) -> keys.kind()
-			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
+		long sentAt = System.nanoTime();
+		return this.calls
+			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
+					(redis) -> keys.kind()
+						.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly))
+			.thenApply((reply) -> ranBeforeItWasResent(reply, sentAt));
+	}
+
+	// Lettuce sends a command again on the connection it reconnected when the connection
+	// was lost before the answer came: a release that Redis had run then runs twice, and
+	// the second finds the owner gone ("not held"), though it was this release that freed
+	// the lock, not a lease that ran out. So "not held" over a connection lost meanwhile
+	// is a release. What it would misread is a lease that ran out, or a force-unlock,
+	// while
+	// that very release was on its way; the watchdog and the fencing token still tell of
+	// those.
+	private LockReply ranBeforeItWasResent(LockReply reply, long sentAt) {
+		return (reply == LockReply.NOT_HELD && this.calls.connectionLostSince(sentAt)) ? LockReply.released(0L) : reply;
 	}
 
 	/**

@@ -97,6 +97,15 @@ final class RedisCalls {
 		}
 	}
 
+	/**
+	 * Whether the client's own connection went down since the given time
+	 * ({@link System#nanoTime()}): a command sent before then may have been sent twice,
+	 * as Lettuce sends again what got no answer when it reconnects.
+	 */
+	boolean connectionLostSince(long since) {
+		return this.own != null && this.own.lostSince(since) != null;
+	}
+
 	long timeoutMillis() {
 		return TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos);
 	}

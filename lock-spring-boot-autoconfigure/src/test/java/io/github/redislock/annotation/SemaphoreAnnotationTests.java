@@ -19,7 +19,9 @@ import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -33,9 +35,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * {@code @DistributedLock(permits = N)} on real beans against a real Redis: at most N
- * calls of a name run at once, on plain, {@code CompletionStage} and {@code Mono}
- * methods; {@code ifLocked} and several keys (all permits or none) work as for locks; and
- * a limit below 1, or above 1 with another mode, fails start-up naming the method.
+ * calls of a name run at once, on plain, {@code CompletionStage}, {@code Mono} and
+ * {@code Flux} methods ({@code suspend} functions: {@code SuspendDistributedLockTests});
+ * {@code ifLocked} and several keys (all permits or none) work as for locks; and a limit
+ * below 1, or above 1 with another mode, fails start-up naming the method.
  */
 class SemaphoreAnnotationTests {
 
@@ -92,6 +95,37 @@ class SemaphoreAnnotationTests {
 			ReactiveExports exports = context.getBean(ReactiveExports.class);
 			assertThat(exports.export(region).block(Duration.ofSeconds(20))).isEqualTo(1);
 			assertThat(semaphore(context, region).availablePermits()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void aFluxMethodHoldsItsPermitUntilTheFluxCompletes() {
+		run((context) -> {
+			String region = unique();
+			ReactiveExports exports = context.getBean(ReactiveExports.class);
+			Sinks.Many<Integer> firstSource = Sinks.many().unicast().onBackpressureBuffer();
+			Sinks.Many<Integer> secondSource = Sinks.many().unicast().onBackpressureBuffer();
+			List<Integer> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+			exports.stream(region, firstSource.asFlux()).subscribe(received::add);
+			CompletableFuture<List<Integer>> second = exports.stream(region, secondSource.asFlux())
+				.collectList()
+				.toFuture();
+			await().atMost(Duration.ofSeconds(20)).until(() -> semaphore(context, region).availablePermits() == 0);
+			firstSource.tryEmitNext(1);
+			await().atMost(Duration.ofSeconds(10)).until(() -> received.contains(1));
+			// both streams still run: a third finds no permit
+			assertThat(semaphore(context, region).availablePermits()).isZero();
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> exports.stream(region, Flux.just(3)).blockLast(Duration.ofSeconds(20)));
+			firstSource.tryEmitComplete();
+			await().atMost(Duration.ofSeconds(10)).until(() -> semaphore(context, region).availablePermits() == 1);
+			assertThat(exports.stream(region, Flux.just(3, 4)).collectList().block(Duration.ofSeconds(20)))
+				.containsExactly(3, 4);
+			secondSource.tryEmitNext(2);
+			secondSource.tryEmitComplete();
+			assertThat(second.get(20, TimeUnit.SECONDS)).containsExactly(2);
+			assertThat(received).containsExactly(1);
+			await().atMost(Duration.ofSeconds(10)).until(() -> semaphore(context, region).availablePermits() == 2);
 		});
 	}
 
@@ -238,6 +272,11 @@ class SemaphoreAnnotationTests {
 		@DistributedLock(name = "exports", key = "#region", permits = 2)
 		public Mono<Integer> export(String region) {
 			return Mono.fromCallable(() -> this.client.getSemaphore("exports:" + region, 2).availablePermits());
+		}
+
+		@DistributedLock(name = "exports", key = "#region", permits = 2, waitTime = "0")
+		public Flux<Integer> stream(String region, Flux<Integer> source) {
+			return source;
 		}
 
 	}

@@ -29,12 +29,14 @@ import org.springframework.context.annotation.Configuration
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory
 import java.time.Duration
 import java.util.UUID
+import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * `@DistributedLock` on Kotlin suspending functions, against a real Redis: Spring's proxy
  * hands the call to the interceptor as a Mono and awaits the Mono it returns, so the lock
  * is held until the coroutine's work ends, and nested locked calls re-enter through the
- * Reactor context that kotlinx-coroutines-reactor carries in the coroutine context.
+ * Reactor context that kotlinx-coroutines-reactor carries in the coroutine context. With
+ * `permits = N`, at most N such calls of a name run at once.
  */
 class SuspendDistributedLockTests {
 
@@ -130,6 +132,26 @@ class SuspendDistributedLockTests {
 		awaitFree(id)
 	}
 
+	@Test
+	fun atMostPermitsSuspendingCallsRunAtOnceAndEachHoldsItsPermitUntilItReturns() = run { context ->
+		val region = unique()
+		val exports = context.getBean(SuspendingExports::class.java)
+		val semaphore = otherProcess.getSemaphore("exports:$region", 2)
+		val gates = List(3) { CompletableDeferred<Unit>() }
+		runBlocking {
+			val calls = gates.map { gate -> async(Dispatchers.Default) { exports.export(region, gate) } }
+			// two run, the third waits for a permit
+			await().atMost(TIMEOUT).until { exports.inside.get() == 2 && inspector(context).waitingCount() == 1 }
+			assertThat(semaphore.availablePermits()).isZero()
+			assertThatExceptionOfType(LockNotAcquiredException::class.java)
+				.isThrownBy { runBlocking { exports.exportNow(region) } }
+			gates.forEach { it.complete(Unit) }
+			calls.forEach { assertThat(withTimeout(TIMEOUT.toMillis()) { it.await() }).isEqualTo("exported $region") }
+		}
+		assertThat(exports.most.get()).isEqualTo(2)
+		await().atMost(TIMEOUT).until { semaphore.availablePermits() == 2 }
+	}
+
 	// Kotlin compiles an open suspend fun into the method and a static synthetic
 	// <name>$suspendImpl that carries the same annotations; Spring's pointcut sees both
 	// (in an order that varies), and the static one must not fail start-up
@@ -174,6 +196,33 @@ class SuspendDistributedLockTests {
 
 		@Bean
 		open fun suspendingOuter(orders: SuspendingOrders) = SuspendingOuter(orders)
+
+		@Bean
+		open fun suspendingExports() = SuspendingExports()
+
+	}
+
+	open class SuspendingExports {
+
+		// open: read through Spring's class-based proxy, which must not shadow them
+		open val inside = AtomicInteger()
+
+		open val most = AtomicInteger()
+
+		@DistributedLock(name = "exports", key = ["#region"], permits = 2)
+		open suspend fun export(region: String, gate: CompletableDeferred<Unit>): String {
+			most.accumulateAndGet(inside.incrementAndGet()) { a, b -> maxOf(a, b) }
+			try {
+				gate.await()
+				return "exported $region"
+			}
+			finally {
+				inside.decrementAndGet()
+			}
+		}
+
+		@DistributedLock(name = "exports", key = ["#region"], permits = 2, waitTime = "0")
+		open suspend fun exportNow(region: String): String = "exported $region"
 
 	}
 

@@ -85,7 +85,7 @@ public class LocksEndpoint {
 		List<HeldLockDescriptor> heldHere = inspector.heldLocks()
 			.stream()
 			.filter((held) -> held.name().equals(lockName))
-			.map((held) -> HeldLockDescriptor.of(held, heldLease(byKey.get(held.key()))))
+			.map((held) -> HeldLockDescriptor.of(held, heldLease(byKey.get(held.key()), held.owner())))
 			.toList();
 		KindState exclusive = byMode(states, "exclusive");
 		List<HolderDescriptor> holders = (exclusive != null) ? holders(inspector, exclusive.holders()) : List.of();
@@ -143,8 +143,17 @@ public class LocksEndpoint {
 		return (remainingLeaseMillis != LockInspector.NO_KEY) ? remainingLeaseMillis : 0;
 	}
 
-	private static long heldLease(@Nullable KindState state) {
-		return (state != null) ? heldLease(state.remainingLeaseMillis()) : 0;
+	// a kind whose holders each have a lease of their own (the semaphore) tells each
+	// one's
+	// in its details, under "leases" by owner; the key's lease is the longest of them
+	private static long heldLease(@Nullable KindState state, String owner) {
+		if (state == null) {
+			return 0;
+		}
+		if (state.details().get("leases") instanceof Map<?, ?> leases) {
+			return (leases.get(owner) instanceof Number left) ? left.longValue() : 0;
+		}
+		return heldLease(state.remainingLeaseMillis());
 	}
 
 	RedisLockClient client() {

@@ -338,6 +338,17 @@ public interface RedisLockClient extends AutoCloseable {
 
 		private Duration acknowledgementTimeout = Duration.ZERO;
 
+		/**
+		 * The most {@link #maxLocalPasses(int)} accepts: a grant reserves that many
+		 * fencing tokens, and a slot's tokens follow the Redis server's clock in
+		 * microseconds only while it issues fewer than a million a second. At 64 a Redis
+		 * node granting 100,000 blocks a second for one slot would run its tokens ahead
+		 * of its clock by at most 5.4 seconds per second of such load (see
+		 * docs/fencing.md).
+		 * @since 0.1.0
+		 */
+		public static final int MAX_LOCAL_PASSES_LIMIT = 64;
+
 		private int maxLocalPasses = 8;
 
 		private Builder(StringRedisTemplate redisTemplate) {
@@ -476,11 +487,13 @@ public interface RedisLockClient extends AutoCloseable {
 		 * pass; a lock with a fixed lease, or released with {@code holdAtLeast}, is freed
 		 * in Redis. 0 turns passing off: every release frees the lock in Redis, and every
 		 * waiter competes there.
-		 * @param maxLocalPasses at least 0
+		 * @param maxLocalPasses at least 0, at most {@link #MAX_LOCAL_PASSES_LIMIT} (64)
 		 * @since 0.1.0
 		 */
 		public Builder maxLocalPasses(int maxLocalPasses) {
 			Assert.isTrue(maxLocalPasses >= 0, () -> "maxLocalPasses must not be negative, was " + maxLocalPasses);
+			Assert.isTrue(maxLocalPasses <= MAX_LOCAL_PASSES_LIMIT, () -> "maxLocalPasses must be at most "
+					+ MAX_LOCAL_PASSES_LIMIT + " (the fencing tokens a grant reserves), was " + maxLocalPasses);
 			this.maxLocalPasses = maxLocalPasses;
 			return this;
 		}

@@ -198,8 +198,9 @@ final class TortureFaults {
 			}
 			case SCRIPT_FLUSH -> this.redis.command("SCRIPT", "FLUSH");
 			case RESTART_WITHOUT_DATA -> {
-				// No client reaches either server while the epoch changes: every token a
-				// worker gets within one epoch comes from one server that kept its data.
+				// No client reaches either server while the epoch changes: every hold of
+				// one epoch was granted by one server that kept its data (the overlap
+				// checks rely on it; tokens increase across epochs too)
 				this.proxy.cut();
 				try {
 					this.redis.restartWithoutData();

@@ -14,29 +14,24 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * What the JVMs of {@link TortureTests} share, in one memory-mapped file: the store the
  * lock protects (per lock name a counter, updated with a deliberately non-atomic
- * read-modify-write, and the epoch and fencing token of its last write), the current
- * epoch (bumped by the test each time Redis loses its data), and a handshake through
- * which the test freezes a worker while one of its threads is inside a critical section.
+ * read-modify-write, and the fencing token of its last write), the current epoch (bumped
+ * by the test each time Redis loses its data, for the history's overlap checks), and a
+ * handshake through which the test freezes a worker while one of its threads is inside a
+ * critical section.
  *
  * <p>
- * The store is fenced the way the README recommends, with the epoch in front of the
- * token: a write whose (epoch, token) is lower than that of the last accepted write is
- * rejected. Within an epoch the tokens come from one Redis that kept its data; across
- * epochs they start again at 1.
+ * The store is fenced the way the README recommends, by the token alone: a write whose
+ * token is lower than that of the last accepted write is rejected. Tokens never go
+ * backwards, not even when Redis loses its data, so a stale holder's write after a
+ * restart is rejected too.
  */
 final class TortureStore implements AutoCloseable {
 
 	/** The write was made: the counter is now one more than the value read. */
 	static final char WRITTEN = 'W';
 
-	/** The store had accepted a write with a newer (epoch, token): a stale holder. */
+	/** The store had accepted a write with a newer token: a stale holder. */
 	static final char REJECTED = 'R';
-
-	/**
-	 * Not written: Redis lost its data while the lock was being acquired, so which epoch
-	 * the token belongs to is unknown.
-	 */
-	static final char SKIPPED = 'S';
 
 	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
@@ -95,22 +90,14 @@ final class TortureStore implements AutoCloseable {
 	}
 
 	/**
-	 * Writes {@code read + 1} to the name's counter, fenced by the epoch and token.
-	 * @param epochBefore the epoch read before the lock was requested
-	 * @param epochAt the epoch read once it was held
-	 * @return {@link #WRITTEN}, {@link #REJECTED} or {@link #SKIPPED}
+	 * Writes {@code read + 1} to the name's counter, fenced by the token.
+	 * @return {@link #WRITTEN} or {@link #REJECTED}
 	 */
-	char write(int name, long epochBefore, long epochAt, long token, long read) {
-		if (epochBefore != epochAt) {
-			return SKIPPED;
-		}
+	char write(int name, long token, long read) {
 		int slot = NAMES + 24 * name;
-		long storedEpoch = get(slot);
-		long storedToken = get(slot + 8);
-		if (storedEpoch > epochAt || (storedEpoch == epochAt && storedToken > token)) {
+		if (get(slot + 8) > token) {
 			return REJECTED;
 		}
-		LONGS.setVolatile(this.memory, slot, epochAt);
 		LONGS.setVolatile(this.memory, slot + 8, token);
 		LONGS.setVolatile(this.memory, slot + 16, read + 1);
 		return WRITTEN;

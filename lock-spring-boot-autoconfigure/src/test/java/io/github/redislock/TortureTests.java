@@ -33,10 +33,11 @@ import static org.awaitility.Awaitility.await;
  * <p>
  * Two kinds of overlap are legitimate, and counted apart:
  * <ul>
- * <li>The history is split into epochs at each restart that lost Redis' data: locks and
- * fencing counters start over then, so holds of different epochs are not compared (nor
- * holds acquired while the data was lost), and the store orders writes by epoch, then
- * token.</li>
+ * <li>The history is split into epochs at each restart that lost Redis' data: locks start
+ * over then, so holds of different epochs may overlap (and so may holds acquired while
+ * the data was lost). Fencing tokens do not start over (they follow the server's clock),
+ * so the store orders writes by token alone and rejects a stale holder's write across a
+ * restart too.</li>
  * <li>A hold of a worker frozen past its lease (frozen during its call or critical
  * section, which together lasted at least its lease, and whose unlock did not find the
  * lock still its own) may overlap holds that began a lease or more after its call did:
@@ -44,12 +45,13 @@ import static org.awaitility.Awaitility.await;
  * late write.</li>
  * </ul>
  * Asserted: no other overlap; no lost counter update other than by a legitimate overlap
- * in which the store accepted both writes; within an epoch the tokens of each name
- * increase strictly in the order the holds began (leaving out holds frozen past their
- * lease; a hold a failed unlock left in Redis, taken over by its owner, gets a new token
- * too); and nothing left: no lock thread in the workers once their clients closed, no
- * pub/sub connection or channel, no key but the fencing counters once the last leases ran
- * out, no connection once the workers exited.
+ * in which the store accepted both writes; over the whole run, across restarts without
+ * data, the tokens of each name increase strictly in the order the holds began (leaving
+ * out holds frozen past their lease and holds acquired while the data was lost; a hold a
+ * failed unlock left in Redis, taken over by its owner, gets a new token too); and
+ * nothing left: no lock thread in the workers once their clients closed, no pub/sub
+ * connection or channel, no key but the fencing counters once the last leases ran out, no
+ * connection once the workers exited.
  *
  * <p>
  * Reported and not asserted (timings on a shared machine): the longest any call took

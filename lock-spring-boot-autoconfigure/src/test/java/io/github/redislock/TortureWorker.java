@@ -163,7 +163,7 @@ public final class TortureWorker {
 		long read = store.counter(name);
 		LockSupport.parkNanos(random.nextInt(500_000));
 		store.holdIfPauseRequested(worker, lease);
-		char write = store.write(name, epochBefore, epochAt, token, read);
+		char write = store.write(name, token, read);
 		long exit = System.nanoTime();
 		char unlocked;
 		try {

@@ -2,6 +2,7 @@ package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.redislock.RedisLockClient;
 import io.github.redislock.internal.LockNames;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -68,7 +69,8 @@ public class RedisLockProperties {
 	 * How many times in a row a lock may pass from one thread of this application to
 	 * another waiting for it without being freed in Redis, while other applications'
 	 * threads wait for it too. Passing goes on while nobody else waits. 0 frees every
-	 * lock in Redis at its release.
+	 * lock in Redis at its release. At most 64: each grant reserves this many fencing
+	 * tokens, which must not outrun the Redis server's clock.
 	 */
 	private int maxLocalPasses = 8;
 
@@ -147,6 +149,9 @@ public class RedisLockProperties {
 	public void setMaxLocalPasses(int maxLocalPasses) {
 		Assert.isTrue(maxLocalPasses >= 0,
 				() -> "redis-lock.max-local-passes must not be negative, was " + maxLocalPasses);
+		Assert.isTrue(maxLocalPasses <= RedisLockClient.Builder.MAX_LOCAL_PASSES_LIMIT,
+				() -> "redis-lock.max-local-passes must be at most " + RedisLockClient.Builder.MAX_LOCAL_PASSES_LIMIT
+						+ " (the fencing tokens a grant reserves), was " + maxLocalPasses);
 		this.maxLocalPasses = maxLocalPasses;
 	}
 

@@ -3,7 +3,7 @@
 -- KEYS[2] the queue (sorted set: member = owner, score = its ticket, one more than the last one's)
 -- KEYS[3] the waiters' heartbeats (sorted set: member = owner, score = Redis server time in ms after which
 --   it counts as gone; each attempt of a waiter renews it)
--- KEYS[4] the fencing counter of the slot
+-- KEYS[4] the slot's fencing clock: the last token issued (see lock.lua)
 -- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the holds this owner believes it has,
 -- ARGV[4] 1 when the caller waits if it cannot have the lock now (it queues), else 0,
 -- ARGV[5] how long a waiter counts as alive after an attempt or a heartbeat (ms; its client renews the
@@ -40,7 +40,10 @@ if free then
   local head = redis.call('zrange', KEYS[2], 0, 0)[1]
   -- its turn: nobody queued, or it is first in the queue
   if not head or head == ARGV[2] then
-    local token = redis.call('incrby', KEYS[4], 1)
+    -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
+    local last = tonumber(redis.call('get', KEYS[4]) or '0')
+    local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+    redis.call('set', KEYS[4], token)
     redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token)
     redis.call('pexpire', KEYS[1], lease)
     if head then

@@ -5,7 +5,8 @@
 --   "contended" = how many such waiters there are: each counts itself in once, and out when it gets
 --   the lock or stops waiting (see withdraw.lua), so that a release keeps the lock for nobody only
 --   while someone waits)
--- KEYS[2] the fencing counter, shared by every lock name in the same cluster slot
+-- KEYS[2] the slot's fencing clock, shared by every lock name in the same cluster slot: the last token
+--   issued (microsecond-scale, see below)
 -- ARGV[1] lease in milliseconds, ARGV[2] owner ("<client-uuid>:<thread-id>" or "<client-uuid>:h<n>"),
 -- ARGV[3] the holds this owner believes it has (0 for a first acquisition),
 -- ARGV[4] how many fencing tokens to reserve (>= 1): the holder's, and those of the threads of its
@@ -14,6 +15,11 @@
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
 -- A grant's token is the first reserved one; the wait is the holder's remaining lease.
+if redis.replicate_commands then
+  -- Redis before 5 replicates scripts verbatim unless told: TIME (at the grant) would forbid the writes.
+  -- It must come before the first write, or it answers false and the script fails
+  redis.replicate_commands()
+end
 local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
 -- (no local function for the grant: creating its closure on every call costs more than the
 -- grant's few lines written once)
@@ -66,7 +72,14 @@ if ttl ~= -2 then
     end
   end
 end
-local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
+-- The token is a hybrid logical clock (docs/design/fencing-and-sharded-pubsub.md): at least the
+-- server's time in microseconds, so a counter lost (restart, FLUSHALL, eviction) or stale (a promoted
+-- replica) starts above every earlier token; and above the counter, so it never goes back on one server.
+-- The counter is set to the last token reserved. Kept a number: tostring() or .. would round it (%.14g).
+local time = redis.call('time')
+local last = tonumber(redis.call('get', KEYS[2]) or '0')
+local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+redis.call('set', KEYS[2], token + tonumber(ARGV[4]) - 1)
 redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)
 redis.call('pexpire', KEYS[1], ARGV[1])
 return token

@@ -1,7 +1,7 @@
 -- Lets a client go on passing a lock among its own threads without freeing it in Redis, or makes it
 -- give the lock up when another client waits. Run by the client once every few passes (when its
 -- reserved fencing tokens run out, or ahead of that); the passes in between ask Redis nothing.
--- KEYS[1] the lock hash, KEYS[2] the fencing counter
+-- KEYS[1] the lock hash, KEYS[2] the slot's fencing clock: the last token issued (see lock.lua)
 -- ARGV[1] the owner Redis knows as the holder (who took the lock in Redis for this client),
 -- ARGV[2] how many fencing tokens to reserve, ARGV[3] the lock's release channel,
 -- ARGV[4] the lease in milliseconds, ARGV[5] how long the lock stays given up to other clients,
@@ -11,6 +11,11 @@
 -- ARGV[6] = 1 the lock is freed for the other clients (its own threads must wait for them or for
 -- ARGV[5]) and they are told ('yielded:<client>' on the channel), else nothing changed; -1 when the
 -- owner no longer holds the lock.
+if redis.replicate_commands then
+  -- Redis before 5 replicates scripts verbatim unless told: TIME (at the grant) would forbid the writes.
+  -- It must come before the first write, or it answers false and the script fails
+  redis.replicate_commands()
+end
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return -1
 end
@@ -35,4 +40,9 @@ if redis.call('hexists', KEYS[1], 'contended') == 1 then
   return 0
 end
 redis.call('pexpire', KEYS[1], ARGV[4])
-return redis.call('incrby', KEYS[2], ARGV[2]) - tonumber(ARGV[2]) + 1
+-- the block's tokens come from the slot's clock as a grant's do (see lock.lua)
+local time = redis.call('time')
+local last = tonumber(redis.call('get', KEYS[2]) or '0')
+local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+redis.call('set', KEYS[2], token + tonumber(ARGV[2]) - 1)
+return token

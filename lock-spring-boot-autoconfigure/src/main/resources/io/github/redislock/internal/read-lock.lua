@@ -5,13 +5,13 @@
 --   waited may come in ahead of the writers waiting (see write-unlock.lua)
 -- KEYS[2] when each reader's lease ends (sorted set: member = owner, score = Redis server time in ms)
 -- KEYS[3] the writers waiting (sorted set: member = owner, score = when its wait mark ends, in ms)
--- KEYS[4] the fencing counter of the slot
+-- KEYS[4] the slot's fencing clock: the last token issued (see lock.lua)
 -- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the read holds this owner believes it has,
 -- ARGV[4] 1 when the caller waits if it cannot read now, else 0
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
 -- A grant's token is the read phase's.
--- A reader's token is the counter's value when the read phase began: every write granted before the
+-- A reader's token is the slot's clock when the read phase began: every write granted before the
 -- read has a token at most that, every write granted after it a greater one.
 if redis.replicate_commands then
   -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
@@ -58,9 +58,13 @@ if not reading then
     end
   end
   if redis.call('hincrby', KEYS[1], 'rn', 1) == 1 then
-    local token = tonumber(redis.call('get', KEYS[4]) or '0')
-    if token == 0 then
-      token = redis.call('incrby', KEYS[4], 1)
+    -- the read phase's token: no lower than any write granted before (the counter), and at least the
+    -- clock, so that it holds across a lost or stale counter as writers' tokens do (see lock.lua); the
+    -- counter is raised to it so that every later write is above it even if the clock steps back
+    local last = tonumber(redis.call('get', KEYS[4]) or '0')
+    local token = math.max(last, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+    if token > last then
+      redis.call('set', KEYS[4], token)
     end
     redis.call('hset', KEYS[1], 'rt', token)
   end

@@ -1,7 +1,7 @@
 -- Acquires a permit of a semaphore: granted while fewer holders than the caller's own limit hold the name.
 -- KEYS[1] the semaphore (sorted set: member = holder, the owner of one handle; score = Redis server time in ms
 --   at which its lease ends; a member "kept:<owner>" is a permit kept for nobody after a holdAtLeast release)
--- KEYS[2] the fencing counter of the slot
+-- KEYS[2] the slot's fencing clock: the last token issued (see lock.lua)
 -- ARGV[1] lease in milliseconds, ARGV[2] owner (a handle's, never re-entered: every acquisition is a new
 -- owner), ARGV[3] the caller's limit, at least 1: it is granted while fewer than that many hold the name, so a
 -- caller with a higher limit than the others' may be granted beyond theirs, and one with a lower limit waits
@@ -23,7 +23,11 @@ local held = redis.call('zcard', KEYS[1])
 -- the owner is already a member only when an earlier attempt of this acquisition was granted but its reply
 -- never arrived: it takes its permit over, whatever the count
 if held < tonumber(ARGV[3]) or redis.call('zscore', KEYS[1], ARGV[2]) then
-  local token = redis.call('incrby', KEYS[2], ARGV[4]) - tonumber(ARGV[4]) + 1
+  -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter,
+  -- which is set to the last token reserved
+  local last = tonumber(redis.call('get', KEYS[2]) or '0')
+  local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+  redis.call('set', KEYS[2], token + tonumber(ARGV[4]) - 1)
   redis.call('zadd', KEYS[1], now + lease, ARGV[2])
   -- the key lives until the latest lease end, so that it is gone once every holder is
   if held == 0 or redis.call('pttl', KEYS[1]) < lease then

@@ -1,6 +1,6 @@
 -- Acquires or re-enters the write side of a read/write lock (see read-lock.lua for the keys).
 -- KEYS[1] the lock hash, KEYS[2] the readers' lease ends, KEYS[3] the writers waiting, KEYS[4] the
--- fencing counter of the slot
+-- slot's fencing clock: the last token issued (see lock.lua)
 -- ARGV[1] lease in milliseconds, ARGV[2] owner, ARGV[3] the write holds this owner believes it has,
 -- ARGV[4] 1 when the caller waits if the lock is taken, else 0, ARGV[5] how long a waiting writer's mark
 -- keeps new readers out (ms; the writer renews it by asking again), ARGV[6] the longest wait to answer (ms)
@@ -33,7 +33,10 @@ local writer = redis.call('hget', KEYS[1], 'writer')
 -- the readers that waited for the last writer have their turn first (see write-unlock.lua)
 local turn = tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0')
 if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 and turn <= now then
-  local token = redis.call('incrby', KEYS[4], 1)
+  -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
+  local last = tonumber(redis.call('get', KEYS[4]) or '0')
+  local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+  redis.call('set', KEYS[4], token)
   redis.call('hdel', KEYS[1], 'read-turn')
   redis.call('hset', KEYS[1], 'writer', ARGV[2], field, 1, 'wt', token)
   redis.call('pexpire', KEYS[1], lease)

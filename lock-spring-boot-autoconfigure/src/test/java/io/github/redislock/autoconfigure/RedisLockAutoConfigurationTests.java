@@ -184,6 +184,22 @@ class RedisLockAutoConfigurationTests {
 	}
 
 	@Test
+	void maxLocalPassesAboveTheLimitFailStartupNamingThePropertyAndValue() {
+		this.contextRunner.withPropertyValues("redis-lock.max-local-passes=65")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redis-lock.max-local-passes must be at most 64")
+				.hasMessageContaining("was 65"));
+	}
+
+	@Test
+	void maxLocalPassesAtTheLimitIsAccepted() {
+		this.contextRunner.withPropertyValues("redis-lock.max-local-passes=64")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void replicaAcknowledgementIsOffUnlessReplicasAreNamedAndBadValuesFailStartup() {
 		this.contextRunner.run((context) -> assertThat(
 				context.getBean(RedisLockProperties.class).getReplicaAcknowledgement().getReplicas())

@@ -53,7 +53,7 @@ class LockObservabilityTests {
 				json.assertThat().extractingPath("$.held[0].key").isEqualTo("sample:lock:{stock:" + this.sku + "}");
 				json.assertThat().extractingPath("$.held[0].holdCount").isEqualTo(1);
 				json.assertThat().extractingPath("$.held[0].watchdog").isEqualTo(true);
-				json.assertThat().extractingPath("$.held[0].fencingToken").isEqualTo((int) lock.fencingToken());
+				json.assertThat().extractingPath("$.held[0].fencingToken").isEqualTo(lock.fencingToken());
 				json.assertThat().extractingPath("$.held[0].remainingLeaseMs").asNumber().isNotNull();
 				json.assertThat().extractingPath("$.held[0].heldSince").asString().endsWith("Z");
 				json.assertThat().extractingPath("$.waiting").isEqualTo(java.util.Map.of());
@@ -76,7 +76,7 @@ class LockObservabilityTests {
 					json.assertThat().extractingPath("$.locked").isEqualTo(true);
 					json.assertThat().extractingPath("$.holders[0].thisInstance").isEqualTo(true);
 					json.assertThat().extractingPath("$.holders[0].holdCount").isEqualTo(1);
-					json.assertThat().extractingPath("$.fencingToken").isEqualTo((int) lock.fencingToken());
+					json.assertThat().extractingPath("$.fencingToken").isEqualTo(lock.fencingToken());
 					json.assertThat().extractingPath("$.heldHere[0].name").isEqualTo("stock:" + this.sku);
 					json.assertThat().extractingPath("$.waitingHere").isEqualTo(0);
 				});

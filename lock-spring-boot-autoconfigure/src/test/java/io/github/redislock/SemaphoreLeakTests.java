@@ -134,7 +134,11 @@ class SemaphoreLeakTests {
 					.limit());
 		}
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			assertThat(keysButFencingCounters()).as("keys of the library").isEmpty();
+			List<String> keys = keysButFencingCounters();
+			assertThat(keys)
+				.as("keys of the library (with their members, scores and TTL; Redis time %s): %s",
+						redis.command("TIME").replace('\n', ' '), describe(keys))
+				.isEmpty();
 			assertThat(subscribers(names)).as("subscribers of the names' channels").isZero();
 			assertThat(redis.command("PUBSUB", "CHANNELS", "lock:{*")).as("lock channels").isEmpty();
 		});
@@ -262,6 +266,20 @@ class SemaphoreLeakTests {
 		}
 		while (!"0".equals(cursor));
 		return keys;
+	}
+
+	// what a key left behind holds: which permit leaked, and until when
+	private static String describe(List<String> keys) {
+		StringBuilder description = new StringBuilder();
+		for (String key : keys) {
+			description.append(key)
+				.append(" ")
+				.append(redis.command("ZRANGE", key, "0", "-1", "WITHSCORES").replace('\n', ' '))
+				.append(" pttl ")
+				.append(redis.command("PTTL", key).trim())
+				.append("; ");
+		}
+		return description.toString();
 	}
 
 	private static long subscribers(List<Name> names) {

@@ -211,9 +211,17 @@ class SemaphoreAcrossJvmsTests {
 			}
 			finally {
 				stop.set(true);
-				CompletableFuture.allOf(threads.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-				proxy.heal();
-				worker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+				try {
+					// the callers here finish first: a permit of the killed worker, back
+					// at
+					// its lease end, must not let one in beside the worker's stale count
+					CompletableFuture.allOf(threads.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+				}
+				finally {
+					// even when a caller failed: no worker JVM is left running
+					proxy.heal();
+					worker.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+				}
 			}
 			long violations = count(counters, name + ":violations");
 			logger.info("Semaphore of " + PERMITS + " across 2 JVMs through " + cuts + " cuts of "

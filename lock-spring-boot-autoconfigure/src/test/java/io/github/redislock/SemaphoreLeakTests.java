@@ -43,7 +43,7 @@ class SemaphoreLeakTests {
 		.getLog(SemaphoreLeakTests.class);
 
 	/**
-	 * About 10 s on a busy 2-core machine; more with
+	 * 12.5 to 16 s of operations on a busy 2-core machine; more with
 	 * {@code -Dredislock.test.semaphoreOperations}.
 	 */
 	private static final int OPERATIONS = Integer.getInteger("redislock.test.semaphoreOperations", 10_000);

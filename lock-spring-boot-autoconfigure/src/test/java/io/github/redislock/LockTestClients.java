@@ -111,6 +111,30 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		return client;
 	}
 
+	/**
+	 * Waits until the client has its pub/sub connection, which its first waiter opens: on
+	 * a machine whose cores are all busy, a cold client's first subscription can take
+	 * longer than a short command timeout, and a test with such a timeout that is not
+	 * about the first subscription would then see its waiter fail instead of wait. A
+	 * thread of the client waits briefly for a lock another of its threads holds, until a
+	 * wait ends without a failure: subscribed.
+	 */
+	static RedisLockClient awaitPubSub(RedisLockClient client) {
+		RedisLock held = client.getLock("test-pubsub-probe-" + UUID.randomUUID());
+		held.lock();
+		try {
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(60))
+				.ignoreExceptions()
+				.until(() -> TestThreads
+					.onOtherThread(() -> !client.getLock(held.getName()).tryLock(Duration.ofMillis(100), null)));
+		}
+		finally {
+			held.unlock();
+		}
+		return client;
+	}
+
 	StringRedisTemplate newTemplate() {
 		return new StringRedisTemplate(newConnectionFactory());
 	}

@@ -222,6 +222,8 @@ class NetworkFaultTests {
 	@Test
 	void aCutWhenAPassMustAskRedisFailsTheReleaseAndTheWaiterWithinTheirBoundsAndLeavesNothing() throws Exception {
 		String name = LockTestClients.uniqueName();
+		// the waiter below must wait, not fail its first subscription on a busy machine
+		LockTestClients.awaitPubSub(this.client);
 		RedisLock lock = this.client.getLock(name);
 		// taken alone, with one fencing token: passing it on must ask Redis for more
 		lock.lock();

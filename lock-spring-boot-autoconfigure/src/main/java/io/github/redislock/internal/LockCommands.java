@@ -32,6 +32,10 @@ final class LockCommands {
 
 	private final long yieldMillis;
 
+	// PUBLISH until the client knows that every master of its Cluster takes SPUBLISH: a
+	// release announced classically is heard by classic subscribers, never lost
+	private volatile PublishMode publishMode = PublishMode.CLASSIC;
+
 	/**
 	 * @param yieldMillis how long a lock freed while another client waits stays reserved
 	 * for the other clients (see {@link LocalRun}), 0 to free it for anybody
@@ -44,6 +48,15 @@ final class LockCommands {
 
 	long timeoutMillis() {
 		return this.calls.timeoutMillis();
+	}
+
+	/** From now on, announce releases this way. */
+	void publishWith(PublishMode mode) {
+		this.publishMode = mode;
+	}
+
+	PublishMode publishMode() {
+		return this.publishMode;
 	}
 
 	/** How long a lock given up for other clients stays reserved for them. */
@@ -105,7 +118,7 @@ final class LockCommands {
 			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
 			return keys.kind()
-				.release(redis, keys, owner, 1, 0, 0, false)
+				.release(redis, keys, owner, 1, 0, 0, false, this.publishMode)
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
@@ -119,14 +132,14 @@ final class LockCommands {
 	 */
 	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis, boolean othersOnly) {
 		return this.calls.call(() -> describe("release", keys), (redis) -> keys.kind()
-			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
+			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, this.publishMode));
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
 	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis,
 			boolean othersOnly) {
 		return this.calls.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT, (redis) -> keys.kind()
-			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
+			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, this.publishMode));
 	}
 
 	/**
@@ -135,8 +148,8 @@ final class LockCommands {
 	 */
 	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
 		LockKind.PassesLocally kind = passing(keys);
-		return this.calls.call(() -> describe("pass on", keys),
-				(redis) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true));
+		return this.calls.call(() -> describe("pass on", keys), (redis) -> kind.continueRun(redis, keys, holder, tokens,
+				lease, this.yieldMillis, true, this.publishMode));
 	}
 
 	/**
@@ -146,8 +159,8 @@ final class LockCommands {
 	 */
 	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
 		LockKind.PassesLocally kind = passing(keys);
-		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false));
+		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT, (redis) -> kind
+			.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false, this.publishMode));
 	}
 
 	// only a hold of a kind that passes locally joins a local run (see Holds#add)
@@ -164,7 +177,7 @@ final class LockCommands {
 	 */
 	CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
 		return this.calls.callAsync(() -> describe("withdraw a waiter of", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> kind.withdraw(redis, keys, owner));
+				(redis) -> kind.withdraw(redis, keys, owner, this.publishMode));
 	}
 
 	/**
@@ -173,7 +186,7 @@ final class LockCommands {
 	 */
 	List<String> keepAlive(LockKind.KeepsWaitersAlive kind, LockKeys keys, List<String> owners) {
 		List<Object> missing = this.calls.call(() -> describe("renew " + owners.size() + " waiter(s) of", keys),
-				(redis) -> kind.keepAlive(redis, keys, owners));
+				(redis) -> kind.keepAlive(redis, keys, owners, this.publishMode));
 		List<String> gone = new ArrayList<>();
 		if (missing != null) {
 			for (Object owner : missing) {
@@ -192,7 +205,7 @@ final class LockCommands {
 
 	boolean forceRelease(LockKeys keys) {
 		return Boolean.TRUE.equals(this.calls.call(() -> describe("force-unlock", keys),
-				(redis) -> keys.kind().forceRelease(redis, keys)));
+				(redis) -> keys.kind().forceRelease(redis, keys, this.publishMode)));
 	}
 
 	/**

@@ -351,6 +351,8 @@ public interface RedisLockClient extends AutoCloseable {
 
 		private int maxLocalPasses = 8;
 
+		private ShardedPubSub shardedPubSub = ShardedPubSub.AUTO;
+
 		private Builder(StringRedisTemplate redisTemplate) {
 			Assert.notNull(redisTemplate, "redisTemplate must not be null");
 			this.redisTemplate = redisTemplate;
@@ -498,11 +500,26 @@ public interface RedisLockClient extends AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Whether releases on a Redis Cluster are announced with sharded pub/sub
+		 * ({@code SPUBLISH}), which reaches the nodes of the lock's shard only, rather
+		 * than with {@code PUBLISH}, which reaches every node. Standalone Redis and
+		 * Sentinel always use classic pub/sub. Every client that locks the same names
+		 * must announce the same way (see {@link ShardedPubSub}).
+		 * @param shardedPubSub {@link ShardedPubSub#AUTO} by default
+		 * @since 0.1.0
+		 */
+		public Builder shardedPubSub(ShardedPubSub shardedPubSub) {
+			Assert.notNull(shardedPubSub, "shardedPubSub must not be null");
+			this.shardedPubSub = shardedPubSub;
+			return this;
+		}
+
 		/** Creates the client; it starts its watchdog thread. */
 		public RedisLockClient build() {
 			return new DefaultRedisLockClient(this.redisTemplate, this.keyPrefix, this.watchdogTimeout,
 					this.commandTimeout, this.leaseLostListener, this.observationRegistry, this.meterRegistry,
-					this.acknowledgingReplicas, this.acknowledgementTimeout, this.maxLocalPasses);
+					this.acknowledgingReplicas, this.acknowledgementTimeout, this.maxLocalPasses, this.shardedPubSub);
 		}
 
 	}

@@ -58,6 +58,7 @@ public final class RedisLockAutoConfiguration {
 			.watchdogTimeout(properties.getWatchdogTimeout())
 			.commandTimeout(properties.getCommandTimeout())
 			.maxLocalPasses(properties.getMaxLocalPasses())
+			.shardedPubSub(properties.getShardedPubSub())
 			.leaseLostListener(eventPublisher::publishEvent);
 		RedisLockProperties.ReplicaAcknowledgement acknowledgement = properties.getReplicaAcknowledgement();
 		if (acknowledgement.getReplicas() > 0) {

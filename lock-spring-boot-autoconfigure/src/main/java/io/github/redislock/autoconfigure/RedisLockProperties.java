@@ -3,6 +3,7 @@ package io.github.redislock.autoconfigure;
 import java.time.Duration;
 
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.ShardedPubSub;
 import io.github.redislock.internal.LockNames;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -75,6 +76,17 @@ public class RedisLockProperties {
 	private int maxLocalPasses = 8;
 
 	/**
+	 * Whether releases on a Redis Cluster are announced with sharded pub/sub (SPUBLISH,
+	 * Redis 7), which reaches only the nodes of the lock's shard, instead of PUBLISH,
+	 * which reaches every node. 'auto' asks every master once at start-up and falls back
+	 * to classic pub/sub (with a warning) when one does not take SPUBLISH: Redis 6, or an
+	 * ACL user without +spublish. 'always' does not ask; 'never' keeps classic pub/sub,
+	 * for rolling upgrades from a version without it. Standalone and Sentinel always use
+	 * classic pub/sub.
+	 */
+	private ShardedPubSub shardedPubSub = ShardedPubSub.AUTO;
+
+	/**
 	 * Order of the @DistributedLock advice among other advice (lower runs first, i.e.
 	 * outside). The default puts the lock outside @Transactional, so a transaction
 	 * commits before its lock is released.
@@ -140,6 +152,14 @@ public class RedisLockProperties {
 		Assert.isTrue(commandTimeout != null && commandTimeout.toMillis() >= 10,
 				() -> "redis-lock.command-timeout must be at least 10ms, was " + commandTimeout);
 		this.commandTimeout = commandTimeout;
+	}
+
+	public ShardedPubSub getShardedPubSub() {
+		return this.shardedPubSub;
+	}
+
+	public void setShardedPubSub(ShardedPubSub shardedPubSub) {
+		this.shardedPubSub = shardedPubSub;
 	}
 
 	public int getMaxLocalPasses() {

@@ -29,6 +29,7 @@ import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisFairLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.ShardedPubSub;
 import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.RedisSemaphore;
 
@@ -76,6 +77,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	private final int maxLocalPasses;
 
+	private final ShardedPubSub shardedPubSub;
+
 	@Nullable private final LockMeters meters;
 
 	/**
@@ -88,11 +91,13 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	 * @param acknowledgementTimeout how long to wait for them
 	 * @param maxLocalPasses how many times in a row a lock may pass between this client's
 	 * owners while other clients wait, 0 to free every lock in Redis at its release
+	 * @param shardedPubSub whether releases on a Redis Cluster go through sharded pub/sub
 	 */
 	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
 			Duration commandTimeout, Consumer<LeaseLostEvent> leaseLostListener,
 			@Nullable ObservationRegistry observationRegistry, @Nullable MeterRegistry meterRegistry,
-			int acknowledgingReplicas, Duration acknowledgementTimeout, int maxLocalPasses) {
+			int acknowledgingReplicas, Duration acknowledgementTimeout, int maxLocalPasses,
+			ShardedPubSub shardedPubSub) {
 		RedisConnectionFactory connectionFactory = redisTemplate.getConnectionFactory();
 		Assert.notNull(connectionFactory, "The StringRedisTemplate has no connection factory");
 		// the engine waits for Lettuce's asynchronous replies itself, to bound every call
@@ -104,6 +109,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		this.keyPrefix = keyPrefix;
 		this.keys = new LockKeysCache(keyPrefix);
 		this.maxLocalPasses = maxLocalPasses;
+		this.shardedPubSub = shardedPubSub;
 		// every kind reads its scripts from the class path once, here: not at the first
 		// lock call, which may run on a thread that must not block (a reactive one)
 		LockType.values();
@@ -116,8 +122,9 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 				(maxLocalPasses > 0) ? YIELD_MILLIS : 0);
 		WaitQueues queues = new WaitQueues(this.clientId);
 		Holds holds = new Holds((maxLocalPasses > 0) ? queues : null);
-		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory, calls,
-				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis(), queues);
+		ReleaseSubscriptions subscriptions = new ReleaseSubscriptions(connectionFactory, calls, keyPrefix,
+				keyPrefix + "client:" + this.clientId, SUBSCRIPTION_GRACE_PERIOD.toMillis(), queues, shardedPubSub,
+				commands::publishWith);
 		List<Consumer<LeaseLostEvent>> leaseLostListeners = new ArrayList<>(List.of(leaseLostListener));
 		ObservationRegistry observations = (observationRegistry != null) ? observationRegistry
 				: ObservationRegistry.NOOP;
@@ -344,7 +351,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	@Override
 	public String toString() {
 		return "RedisLockClient[id=" + this.clientId + ", keyPrefix=" + this.keyPrefix + ", maxLocalPasses="
-				+ this.maxLocalPasses + "]";
+				+ this.maxLocalPasses + ", shardedPubSub=" + this.shardedPubSub + "]";
 	}
 
 	private LockKeys keys(String name) {

@@ -69,10 +69,10 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 
 	@Override
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp) {
+			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
-					RedisCalls.number(tokens), keys.channelBytes(), lease.argument(), RedisCalls.number(yieldMillis),
+			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeysAndChannelBytes(), holder.argument(),
+					RedisCalls.number(tokens), publish.argument(), lease.argument(), RedisCalls.number(yieldMillis),
 					flag(giveUp))
 			.thenApply((reply) -> {
 				long value = (reply != null) ? reply : -1;
@@ -85,10 +85,10 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
-					keys.channelBytes(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockAndChannelBytes(), owner.argument(),
+					publish.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
 					RedisCalls.number(yieldMillis), flag(othersOnly))
 			.thenApply(LockReply::released);
 	}
@@ -96,7 +96,8 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	// a waiter of another client than the holder's counts itself in when it finds the
 	// lock taken (lock.lua), and out here when it stops waiting without it
 	@Override
-	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
+	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+			PublishMode publish) {
 		return RedisCalls.<Long>script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.lockKeyBytes(),
 				owner.argument());
 	}
@@ -111,10 +112,9 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	}
 
 	@Override
-	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
-		return RedisCalls
-			.<Long>script(redis, LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), keys.channel())
-			.thenApply(LockReply::yes);
+	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			PublishMode publish) {
+		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 0, publish);
 	}
 
 	// taken, unless its client gave it up for other clients (see pass.lua)

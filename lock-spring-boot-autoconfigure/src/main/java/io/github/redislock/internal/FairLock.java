@@ -103,10 +103,11 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 2), owner.id(),
-					keys.channel(), Integer.toString(holdsBefore), Long.toString(keepMillis))
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER,
+					List.of(keys.lockKey(), queueKey(keys.lockKey()), keys.channel()), owner.id(), publish.flag(),
+					Integer.toString(holdsBefore), Long.toString(keepMillis))
 			.thenApply(LockReply::released);
 	}
 
@@ -118,8 +119,9 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	}
 
 	@Override
-	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
-		return ExclusiveLock.INSTANCE.forceRelease(redis, keys);
+	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			PublishMode publish) {
+		return ExclusiveLock.INSTANCE.forceRelease(redis, keys, publish);
 	}
 
 	@Override
@@ -128,9 +130,10 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	}
 
 	@Override
-	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
-		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.scriptKeys().subList(0, 3), owner.id(),
-				keys.channel());
+	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+			PublishMode publish) {
+		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, queueKeys(keys), owner.id(),
+				publish.flag());
 	}
 
 	@Override
@@ -146,14 +149,19 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 
 	@Override
 	public CompletionStage<List<Object>> keepAlive(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			List<String> owners) {
+			List<String> owners, PublishMode publish) {
 		String[] args = new String[owners.size() + 2];
 		args[0] = Long.toString(ALIVE_MILLIS);
-		args[1] = keys.channel();
+		args[1] = publish.flag();
 		for (int i = 0; i < owners.size(); i++) {
 			args[i + 2] = owners.get(i);
 		}
-		return RedisCalls.script(redis, HEARTBEAT, ScriptOutputType.MULTI, keys.scriptKeys().subList(0, 3), args);
+		return RedisCalls.script(redis, HEARTBEAT, ScriptOutputType.MULTI, queueKeys(keys), args);
+	}
+
+	// the hash, the queue, the heartbeats and the channel that names the next waiter
+	private static List<String> queueKeys(LockKeys keys) {
+		return List.of(keys.lockKey(), queueKey(keys.lockKey()), heartbeatsKey(keys.lockKey()), keys.channel());
 	}
 
 }

@@ -32,6 +32,10 @@ final class LockCommands {
 
 	private final long yieldMillis;
 
+	// PUBLISH until the client knows that every master of its Cluster takes SPUBLISH: a
+	// release announced classically is heard by classic subscribers, never lost
+	private volatile PublishMode publishMode = PublishMode.CLASSIC;
+
 	/**
 	 * @param yieldMillis how long a lock freed while another client waits stays reserved
 	 * for the other clients (see {@link LocalRun}), 0 to free it for anybody
@@ -44,6 +48,15 @@ final class LockCommands {
 
 	long timeoutMillis() {
 		return this.calls.timeoutMillis();
+	}
+
+	/** From now on, announce releases this way. */
+	void publishWith(PublishMode mode) {
+		this.publishMode = mode;
+	}
+
+	PublishMode publishMode() {
+		return this.publishMode;
 	}
 
 	/** How long a lock given up for other clients stays reserved for them. */
@@ -105,7 +118,7 @@ final class LockCommands {
 			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
 			return keys.kind()
-				.release(redis, keys, owner, 1, 0, 0, false)
+				.release(redis, keys, owner, 1, 0, 0, false, this.publishMode)
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
@@ -120,7 +133,7 @@ final class LockCommands {
 	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis, boolean othersOnly) {
 		long sentAt = System.nanoTime();
 		LockReply reply = this.calls.call(() -> describe("release", keys), (redis) -> keys.kind()
-			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly));
+			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, this.publishMode));
 		return ranBeforeItWasResent(reply, sentAt);
 	}
 
@@ -129,9 +142,8 @@ final class LockCommands {
 			boolean othersOnly) {
 		long sentAt = System.nanoTime();
 		return this.calls
-			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
-					(redis) -> keys.kind()
-						.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly))
+			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT, (redis) -> keys.kind()
+				.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, this.publishMode))
 			.thenApply((reply) -> ranBeforeItWasResent(reply, sentAt));
 	}
 
@@ -140,9 +152,8 @@ final class LockCommands {
 	// the second finds the owner gone ("not held"), though it was this release that freed
 	// the lock, not a lease that ran out. So "not held" over a connection lost meanwhile
 	// is a release. What it would misread is a lease that ran out, or a force-unlock,
-	// while
-	// that very release was on its way; the watchdog and the fencing token still tell of
-	// those.
+	// while that very release was on its way; the watchdog and the fencing token still
+	// tell of those.
 	private LockReply ranBeforeItWasResent(LockReply reply, long sentAt) {
 		return (reply == LockReply.NOT_HELD && this.calls.connectionLostSince(sentAt)) ? LockReply.released(0L) : reply;
 	}
@@ -153,8 +164,8 @@ final class LockCommands {
 	 */
 	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
 		LockKind.PassesLocally kind = passing(keys);
-		return this.calls.call(() -> describe("pass on", keys),
-				(redis) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true));
+		return this.calls.call(() -> describe("pass on", keys), (redis) -> kind.continueRun(redis, keys, holder, tokens,
+				lease, this.yieldMillis, true, this.publishMode));
 	}
 
 	/**
@@ -164,8 +175,8 @@ final class LockCommands {
 	 */
 	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
 		LockKind.PassesLocally kind = passing(keys);
-		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false));
+		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT, (redis) -> kind
+			.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false, this.publishMode));
 	}
 
 	// only a hold of a kind that passes locally joins a local run (see Holds#add)
@@ -182,7 +193,7 @@ final class LockCommands {
 	 */
 	CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
 		return this.calls.callAsync(() -> describe("withdraw a waiter of", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> kind.withdraw(redis, keys, owner));
+				(redis) -> kind.withdraw(redis, keys, owner, this.publishMode));
 	}
 
 	/**
@@ -191,7 +202,7 @@ final class LockCommands {
 	 */
 	List<String> keepAlive(LockKind.KeepsWaitersAlive kind, LockKeys keys, List<String> owners) {
 		List<Object> missing = this.calls.call(() -> describe("renew " + owners.size() + " waiter(s) of", keys),
-				(redis) -> kind.keepAlive(redis, keys, owners));
+				(redis) -> kind.keepAlive(redis, keys, owners, this.publishMode));
 		List<String> gone = new ArrayList<>();
 		if (missing != null) {
 			for (Object owner : missing) {
@@ -210,7 +221,7 @@ final class LockCommands {
 
 	boolean forceRelease(LockKeys keys) {
 		return Boolean.TRUE.equals(this.calls.call(() -> describe("force-unlock", keys),
-				(redis) -> keys.kind().forceRelease(redis, keys)));
+				(redis) -> keys.kind().forceRelease(redis, keys, this.publishMode)));
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.Arrays;
 import java.util.List;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -36,6 +37,10 @@ final class LockKeys {
 
 	private final byte[] channelBytes;
 
+	private final byte[][] lockAndChannelBytes;
+
+	private final byte[][] scriptKeysAndChannelBytes;
+
 	/**
 	 * @param name the lock's name
 	 * @param lockKey the hash holding owners and hold counts
@@ -59,6 +64,9 @@ final class LockKeys {
 		}
 		this.lockKeyBytes = new byte[][] { RedisCalls.bytes(lockKey) };
 		this.channelBytes = RedisCalls.bytes(channel);
+		this.lockAndChannelBytes = new byte[][] { this.lockKeyBytes[0], this.channelBytes };
+		this.scriptKeysAndChannelBytes = Arrays.copyOf(this.scriptKeyBytes, this.scriptKeyBytes.length + 1);
+		this.scriptKeysAndChannelBytes[this.scriptKeyBytes.length] = this.channelBytes;
 	}
 
 	/**
@@ -143,9 +151,29 @@ final class LockKeys {
 		return this.lockKeyBytes;
 	}
 
-	/** {@link #channel()} as a script argument; not to be changed. */
-	byte[] channelBytes() {
-		return this.channelBytes;
+	/**
+	 * The lock key and {@link #channel()}, encoded as the keys of a script that frees the
+	 * lock and announces it: the channel is declared as a key, as every name a script
+	 * touches is; not to be changed.
+	 */
+	byte[][] lockAndChannelBytes() {
+		return this.lockAndChannelBytes;
+	}
+
+	/**
+	 * {@link #scriptKeyBytes()} and then {@link #channel()}: the keys of a script that
+	 * touches the acquire script's keys and may announce a release; not to be changed.
+	 */
+	byte[][] scriptKeysAndChannelBytes() {
+		return this.scriptKeysAndChannelBytes;
+	}
+
+	/**
+	 * The lock key and the {@link #channel()}: the keys of the force-release script for a
+	 * kind with one key.
+	 */
+	List<String> lockAndChannel() {
+		return List.of(this.lockKey, this.channel);
 	}
 
 	/** The owner's field in the lock's hash: its hold count. */

@@ -54,10 +54,11 @@ interface LockKind {
 	 * release needs telling only when another client's waiter waits; only ever true for a
 	 * kind that {@link PassesLocally} (its holds are the ones a wait queue tracks), so
 	 * the others tell always and may ignore it
+	 * @param publish how the release is announced
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
 	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly);
+			int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish);
 
 	/**
 	 * Sends the command that sets what is left of the owner's lease.
@@ -68,9 +69,11 @@ interface LockKind {
 
 	/**
 	 * Sends the command that frees the lock whoever holds it.
+	 * @param publish how the release is announced
 	 * @return whether it was taken
 	 */
-	CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
+	CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			PublishMode publish);
 
 	/** Sends the plain reads that tell whether anybody holds the lock. */
 	CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys);
@@ -167,12 +170,13 @@ interface LockKind {
 		 * @param giveUp whether to give the lock up when another client waits; if not,
 		 * the reply only says so (asked ahead of time, while an owner of this client
 		 * still holds the lock)
+		 * @param publish how a lock given up is announced
 		 * @return {@link LockReply.Granted} with the first reserved token to go on;
 		 * {@link LockReply.Released} when another client waits (the lock was given up if
 		 * {@code giveUp}); {@link LockReply#NOT_HELD} when the holder no longer holds it
 		 */
 		CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-				Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp);
+				Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish);
 
 	}
 
@@ -190,8 +194,13 @@ interface LockKind {
 	 */
 	interface MarksWaiters extends LockKind {
 
-		/** Sends the command that withdraws a waiter's mark. */
-		CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner);
+		/**
+		 * Sends the command that withdraws a waiter's mark.
+		 * @param publish how waiters the mark kept out are told, for a kind that tells
+		 * them
+		 */
+		CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+				PublishMode publish);
 
 	}
 
@@ -203,10 +212,11 @@ interface LockKind {
 
 		/**
 		 * Sends the command that renews the places of the given waiting owners.
+		 * @param publish how the waiter whose turn it is gets named when the lock is free
 		 * @return the owners no longer waiting in Redis
 		 */
 		CompletionStage<List<Object>> keepAlive(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-				List<String> owners);
+				List<String> owners, PublishMode publish);
 
 		/** How long a waiter keeps its place without a renewal. */
 		long aliveMillis();

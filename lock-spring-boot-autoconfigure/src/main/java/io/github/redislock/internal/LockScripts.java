@@ -3,6 +3,11 @@ package io.github.redislock.internal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
@@ -22,6 +27,20 @@ final class LockScripts {
 	static final RedisScript<Long> FORCE_UNLOCK = load("force-unlock.lua", Long.class);
 
 	private LockScripts() {
+	}
+
+	/**
+	 * Frees a lock whoever holds it, and announces it.
+	 * @param keys the lock key, then {@code holderKeys} other keys of its holders, then
+	 * the channels its waiters wait on
+	 * @return whether it was taken
+	 */
+	static CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, List<String> keys,
+			int holderKeys, PublishMode publish) {
+		return RedisCalls
+			.<Long>script(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, keys, Integer.toString(holderKeys),
+					publish.flag())
+			.thenApply(LockReply::yes);
 	}
 
 	// The text is read once and the script built from it: a script built on the resource

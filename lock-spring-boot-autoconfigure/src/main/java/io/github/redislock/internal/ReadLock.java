@@ -89,10 +89,12 @@ final class ReadLock implements ReadWriteLocks.Side {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
-					Integer.toString(holdsBefore), ReadWriteLocks.writersChannel(keys.lockKey()))
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER,
+					List.of(keys.lockKey(), ReadWriteLocks.readersKey(keys.lockKey()),
+							ReadWriteLocks.writersChannel(keys.lockKey())),
+					owner.id(), Integer.toString(holdsBefore), publish.flag())
 			.thenApply(LockReply::released);
 	}
 

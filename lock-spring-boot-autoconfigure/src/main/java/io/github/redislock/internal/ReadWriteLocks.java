@@ -81,11 +81,10 @@ final class ReadWriteLocks {
 
 		// either side frees the whole lock, and wakes both sides' waiters
 		@Override
-		default CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
-			return RedisCalls
-				.<Long>script(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, holderKeys(keys),
-						readersChannel(keys.lockKey()), writersChannel(keys.lockKey()))
-				.thenApply(LockReply::yes);
+		default CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+				PublishMode publish) {
+			// one holder key after the hash: the readers' lease ends
+			return LockScripts.forceRelease(redis, holderAndChannelKeys(keys), 1, publish);
 		}
 
 	}
@@ -134,6 +133,15 @@ final class ReadWriteLocks {
 	/** The hash and the readers' lease ends: what a release touches. */
 	static List<String> holderKeys(LockKeys keys) {
 		return keys.scriptKeys().subList(0, 2);
+	}
+
+	/**
+	 * The hash, the readers' lease ends, then the readers' and the writers' channels:
+	 * what a write release and a forced release touch and announce on.
+	 */
+	static List<String> holderAndChannelKeys(LockKeys keys) {
+		String lockKey = keys.lockKey();
+		return List.of(lockKey, readersKey(lockKey), readersChannel(lockKey), writersChannel(lockKey));
 	}
 
 	/** Decodes an acquire script's reply: one token, shared by a read phase. */

@@ -513,9 +513,12 @@ final class RedisCalls {
 		if (call == null || !call.find()) {
 			return failure;
 		}
+		// a publish names both commands: the line does not say which one the flag chose
+		String command = (call.group(1) != null) ? "'" + call.group(1) + "' or '" + call.group(2) + "'"
+				: "'" + call.group(2) + "'";
 		// no cause: messages are taken from the most specific one
 		RedisCommandExecutionException named = new RedisCommandExecutionException(
-				"NOPERM this connection's Redis user may not run '" + call.group(1) + "', which the lock script calls "
+				"NOPERM this connection's Redis user may not run " + command + ", which the lock script calls "
 						+ "(grant it: the README's \"Redis ACL\" section lists every command, key and channel "
 						+ "the library needs)");
 		named.addSuppressed(cause);
@@ -525,7 +528,10 @@ final class RedisCalls {
 	private static final Pattern DENIED_IN_SCRIPT = Pattern
 		.compile("can't run this command or subcommand script: \\w+, on @user_script:(\\d+)");
 
-	private static final Pattern SCRIPT_CALL = Pattern.compile("redis\\.p?call\\('(\\w+)'");
+	// redis.call('hset', ...), or redis.call(ARGV[2] == '1' and 'spublish' or 'publish',
+	// ...)
+	private static final Pattern SCRIPT_CALL = Pattern
+		.compile("redis\\.p?call\\((?:ARGV\\[\\d+\\] == '1' and '(\\w+)' or )?'(\\w+)'");
 
 	static byte[] bytes(String value) {
 		return value.getBytes(StandardCharsets.UTF_8);
@@ -608,7 +614,7 @@ final class RedisCalls {
 		return new RedisLockException(String.valueOf(unknown.getMessage()), (cause != null) ? cause : unknown);
 	}
 
-	private static Throwable unwrap(Throwable ex) {
+	static Throwable unwrap(Throwable ex) {
 		Throwable cause = ex;
 		while ((cause instanceof ExecutionException || cause instanceof java.util.concurrent.CompletionException)
 				&& cause.getCause() != null) {

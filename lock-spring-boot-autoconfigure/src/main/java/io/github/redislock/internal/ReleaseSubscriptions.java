@@ -1,6 +1,6 @@
 package io.github.redislock.internal;
 
-import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -10,22 +10,18 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
-import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
-
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.Subscription;
-import org.springframework.data.redis.connection.SubscriptionListener;
 import org.jspecify.annotations.Nullable;
 
-import io.github.redislock.LockOutcomeUnknownException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import io.github.redislock.RedisLockException;
+import io.github.redislock.ShardedPubSub;
 
 /**
  * Tells the engine when a lock it waits for may have been released: one subscription per
@@ -35,18 +31,19 @@ import io.github.redislock.RedisLockException;
  * knows channels, not waiters.
  *
  * <p>
- * All subscriptions share one pub/sub connection, opened at the first wait and kept open
- * by a channel of the client's own, so that a burst of contention does not open and close
- * connections. Lettuce confirms each SUBSCRIBE and re-subscribes by itself after a
- * reconnect. Joining never blocks: it answers a future that completes once the channel is
- * subscribed, so that a release after that cannot be missed; a thread that must wait
- * waits for it within its own time.
+ * The subscriptions go through a {@link ReleaseTransport}: classic pub/sub
+ * ({@link ClassicTransport}), or on a Redis Cluster whose masters take it, sharded
+ * pub/sub ({@link ShardedTransport}), which the release scripts then use too
+ * ({@link PublishMode}). Joining never blocks: it answers a future that completes once
+ * the channel is subscribed, so that a release after that cannot be missed; a thread that
+ * must wait waits for it within its own time.
  *
  * <p>
  * A release published while the pub/sub connection is down (cut, killed, partitioned) is
- * lost. So when Lettuce re-subscribes a channel after reconnecting, its listener hears
- * {@link Listener#missedReleases()}: a waiter learns of a release it missed once the
- * connection is back, not when the holder's lease ends.
+ * lost. So when a transport subscribes a channel again after reconnecting (or a slot
+ * migration, or a failover), its listener hears {@link Listener#missedReleases}: a waiter
+ * learns of a release it missed once the connection is back, not when the holder's lease
+ * ends.
  *
  * <p>
  * A lock's subscription is dropped by a background thread once nobody has waited for it
@@ -54,17 +51,16 @@ import io.github.redislock.RedisLockException;
  * (which would stretch its wait when Redis is slow), and a lock that is contended again
  * soon keeps its subscription.
  */
-final class ReleaseSubscriptions implements MessageListener, SubscriptionListener {
+final class ReleaseSubscriptions implements ReleaseTransport.Events {
 
 	private static final Log logger = LogFactory.getLog(ReleaseSubscriptions.class);
 
 	private static final AtomicInteger threadCount = new AtomicInteger();
 
-	private final RedisConnectionFactory connectionFactory;
+	/** How often a client asks again whether its Cluster takes sharded pub/sub. */
+	private static final long PROBE_RETRY_MILLIS = 1000;
 
 	private final RedisCalls calls;
-
-	private final byte[] clientChannel;
 
 	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
@@ -74,26 +70,83 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 
 	private final Listener listener;
 
-	@Nullable private RedisConnection connection;
+	// completes once the client knows whether its Cluster takes sharded pub/sub: at once
+	// on other topologies and settings
+	private final CompletableFuture<ReleaseTransport> transport;
 
-	// the connection being opened on the janitor thread, which callers wait for within
-	// their own time
-	@Nullable private CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening;
-
-	private boolean closed;
-
-	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, RedisCalls calls, String clientChannel,
-			long gracePeriodMillis, Listener listener) {
+	/**
+	 * @param keyPrefix what every lock key starts with
+	 * @param clientChannel the channel that keeps the classic pub/sub connection open
+	 * @param sharded whether a Cluster's releases go through sharded pub/sub
+	 * @param publishing told how releases are to be announced, once known
+	 */
+	ReleaseSubscriptions(RedisConnectionFactory connectionFactory, RedisCalls calls, String keyPrefix,
+			String clientChannel, long gracePeriodMillis, Listener listener, ShardedPubSub sharded,
+			Consumer<PublishMode> publishing) {
 		this.listener = listener;
-		this.connectionFactory = connectionFactory;
 		this.calls = calls;
-		this.clientChannel = clientChannel.getBytes(StandardCharsets.UTF_8);
 		this.gracePeriodMillis = gracePeriodMillis;
 		this.janitor = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redis-lock-unsubscribe-" + threadCount.incrementAndGet());
 			thread.setDaemon(true);
 			return thread;
 		});
+		ReleaseTransport classic = new ClassicTransport(connectionFactory, calls, clientChannel, this.janitor,
+				this::subscribedChannels, this);
+		RedisClusterClient cluster = clusterClient(connectionFactory);
+		if (cluster == null || sharded == ShardedPubSub.NEVER) {
+			this.transport = CompletableFuture.completedFuture(classic);
+		}
+		else if (sharded == ShardedPubSub.ALWAYS) {
+			publishing.accept(PublishMode.SHARDED);
+			this.transport = CompletableFuture
+				.completedFuture(new ShardedTransport(cluster, calls, this.janitor, this));
+		}
+		else {
+			// asked when the client starts, not at the first wait: until the answer,
+			// releases are published classically, which sharded waiters do not hear
+			this.transport = new CompletableFuture<>();
+			probe(cluster, classic, keyPrefix, publishing);
+		}
+	}
+
+	// asked again every PROBE_RETRY_MILLIS while the Cluster cannot be reached; waiters
+	// meanwhile wait for the answer within their own time
+	private void probe(RedisClusterClient cluster, ReleaseTransport classic, String keyPrefix,
+			Consumer<PublishMode> publishing) {
+		ShardedPubSubProbe.probe(this.calls, keyPrefix).whenComplete((mode, failure) -> {
+			if (failure == null) {
+				publishing.accept(mode);
+				ReleaseTransport chosen = classic;
+				try {
+					if (mode == PublishMode.SHARDED) {
+						chosen = new ShardedTransport(cluster, this.calls, this.janitor, this);
+					}
+				}
+				catch (RejectedExecutionException closed) {
+					this.transport.completeExceptionally(new IllegalStateException("The lock client is closed"));
+					return;
+				}
+				if (!this.transport.complete(chosen)) {
+					// closed meanwhile
+					chosen.close();
+				}
+				return;
+			}
+			logger.debug("Could not ask the Redis Cluster whether it takes sharded pub/sub; asking again", failure);
+			try {
+				this.janitor.schedule(() -> probe(cluster, classic, keyPrefix, publishing), PROBE_RETRY_MILLIS,
+						TimeUnit.MILLISECONDS);
+			}
+			catch (RejectedExecutionException closed) {
+				this.transport.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			}
+		});
+	}
+
+	@Nullable private static RedisClusterClient clusterClient(RedisConnectionFactory connectionFactory) {
+		return (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware()
+				&& lettuce.getNativeClient() instanceof RedisClusterClient client) ? client : null;
 	}
 
 	/**
@@ -110,8 +163,8 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		void released(LockKeys keys, byte[] message);
 
 		/**
-		 * The lock's channel was subscribed again after a reconnect: releases may have
-		 * been missed meanwhile.
+		 * The lock's channel was subscribed again after a reconnect, or is not subscribed
+		 * for now (see {@link ShardedTransport}): releases may have been missed.
 		 */
 		void missedReleases(LockKeys keys);
 
@@ -228,32 +281,44 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	@Override
-	public void onMessage(Message message, byte @Nullable [] pattern) {
-		Channel channel = this.channels.get(new String(message.getChannel(), StandardCharsets.UTF_8));
+	public void message(String name, byte[] body) {
+		Channel channel = this.channels.get(name);
 		if (channel != null) {
-			this.listener.released(channel.keys, message.getBody());
+			this.listener.released(channel.keys, body);
 		}
 	}
 
 	/**
-	 * Called on Lettuce's event loop for every SUBSCRIBE Redis confirms: this client's
-	 * own, and Lettuce's re-subscriptions after a reconnect. Before a channel's first
-	 * subscription has completed, nobody is told; after that, a confirmation is a
-	 * re-subscription. Takes no lock.
+	 * Called for every subscription Redis confirms: this client's own, and
+	 * re-subscriptions after a reconnect, a slot migration or a failover. Before a
+	 * channel's first subscription has completed, nobody is told; after that, a
+	 * confirmation is a re-subscription. Takes no lock.
 	 */
 	@Override
-	public void onChannelSubscribed(byte[] name, long count) {
-		Channel channel = this.channels.get(new String(name, StandardCharsets.UTF_8));
+	public void subscribed(String name) {
+		Channel channel = this.channels.get(name);
 		if (channel == null || channel.confirmsOwnSubscribe()) {
 			return;
 		}
-		CompletableFuture<Void> subscription = channel.subscription;
-		if (subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally()) {
+		if (isSubscribed(channel)) {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Re-subscribed to " + channel.name + "; waking its waiters in case a release was missed");
 			}
 			this.listener.missedReleases(channel.keys);
 		}
+	}
+
+	@Override
+	public void unheard(String name) {
+		Channel channel = this.channels.get(name);
+		if (channel != null && isSubscribed(channel)) {
+			this.listener.missedReleases(channel.keys);
+		}
+	}
+
+	private static boolean isSubscribed(Channel channel) {
+		CompletableFuture<Void> subscription = channel.subscription;
+		return subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally();
 	}
 
 	/**
@@ -265,14 +330,11 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	synchronized void close() {
-		this.closed = true;
 		this.janitor.shutdownNow();
-		if (this.opening != null) {
-			this.opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
-		}
-		if (this.connection != null) {
-			closeQuietly(this.connection);
-			this.connection = null;
+		ReleaseTransport transport = currentTransport();
+		this.transport.cancel(false);
+		if (transport != null) {
+			transport.close();
 		}
 	}
 
@@ -280,17 +342,18 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	// unsubscribes the channel once it is idle.
 	private CompletableFuture<Void> subscribe(LockKeys keys, Channel channel, long deadline) {
 		String what = describe(keys);
-		CompletableFuture<Void> subscribed = pubSubCommands(what, deadline).thenCompose((pubSub) -> {
-			channel.ownSubscribes.incrementAndGet();
-			return this.calls.within(what, pubSub.subscribe(channel.bytes), deadline);
-		}).handle((done, failure) -> {
-			if (failure != null) {
-				channel.ownSubscribes.set(0);
-				throw (failure instanceof RedisLockException ex) ? ex
-						: new RedisLockException("Could not " + what + ": " + failure.getMessage(), failure);
-			}
-			return null;
-		});
+		CompletableFuture<Void> subscribed = this.calls
+			.within(what + " (choosing classic or sharded pub/sub)", this.transport, deadline)
+			.thenCompose((transport) -> transport.subscribe(what, channel.name, deadline,
+					channel.ownSubscribes::incrementAndGet))
+			.handle((done, failure) -> {
+				if (failure != null) {
+					channel.ownSubscribes.set(0);
+					throw (failure instanceof RedisLockException ex) ? ex
+							: new RedisLockException("Could not " + what + ": " + failure.getMessage(), failure);
+				}
+				return null;
+			});
 		subscribed.whenComplete((done, failure) -> {
 			if (failure != null) {
 				scheduleDrop(channel);
@@ -316,131 +379,25 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 	}
 
 	private void unsubscribe(Channel channel) {
-		RedisPubSubAsyncCommands<byte[], byte[]> pubSub = currentPubSubCommands();
-		if (pubSub == null) {
-			return;
-		}
-		try {
-			this.calls.await("unsubscribe from '" + channel.name + "'", pubSub.unsubscribe(channel.bytes),
-					this.calls.deadline(RedisCalls.NO_LIMIT));
-		}
-		catch (LockOutcomeUnknownException ex) {
-			// The connection is broken; Lettuce would re-subscribe this channel on
-			// reconnect, which costs a little traffic until the connection is replaced,
-			// but no correctness.
-			logger.debug("Could not unsubscribe from " + channel.name, ex);
-		}
-		catch (RuntimeException ex) {
-			// Redis refused it (an ACL without UNSUBSCRIBE): subscriptions would pile up
-			logger.warn(ex.getMessage() + "; the subscription stays until the pub/sub connection closes");
+		ReleaseTransport transport = currentTransport();
+		if (transport != null) {
+			transport.unsubscribe(channel.name);
 		}
 	}
 
-	// A connection that is down counts as none: a new one is opened at once, rather than
-	// waiting for Lettuce to reconnect it on its own schedule (up to 30 s apart after a
-	// long outage)
-	@Nullable private synchronized RedisPubSubAsyncCommands<byte[], byte[]> currentPubSubCommands() {
-		RedisConnection connection = this.connection;
-		Subscription subscription = (connection != null) ? connection.getSubscription() : null;
-		if (connection == null || subscription == null || !subscription.isAlive()) {
-			return null;
-		}
-		RedisPubSubAsyncCommands<byte[], byte[]> pubSub = nativePubSub(connection);
-		return pubSub.getStatefulConnection().isOpen() ? pubSub : null;
+	// the transport once chosen; null before, or when the client closed first
+	@Nullable private ReleaseTransport currentTransport() {
+		CompletableFuture<ReleaseTransport> transport = this.transport;
+		return (transport.isDone() && !transport.isCompletedExceptionally()) ? transport.join() : null;
 	}
 
-	// The connection is opened (and its first channel subscribed) through Spring Data
-	// Redis, which registers this listener with Lettuce, and which waits with the
-	// connection's own timeout (Lettuce's default is 60 s): so it is opened on the
-	// janitor thread, and callers wait for it within their deadline. The lock channels
-	// are then subscribed on Lettuce's asynchronous API of the same connection.
-	private CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> pubSubCommands(String what, long deadline) {
-		CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> open;
-		synchronized (this) {
-			if (this.closed) {
-				return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
-			}
-			RedisPubSubAsyncCommands<byte[], byte[]> current = currentPubSubCommands();
-			if (current != null) {
-				return CompletableFuture.completedFuture(current);
-			}
-			if (this.opening == null || this.opening.isDone()) {
-				CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening = new CompletableFuture<>();
-				try {
-					this.janitor.execute(() -> open(opening));
-				}
-				catch (RejectedExecutionException ex) {
-					return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
-				}
-				this.opening = opening;
-			}
-			open = this.opening;
-		}
-		return this.calls.within(what + " (opening the pub/sub connection)", open, deadline);
-	}
-
-	private void open(CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening) {
-		RedisConnection connection = null;
-		try {
-			RedisConnection previous;
-			synchronized (this) {
-				previous = this.connection;
-				this.connection = null;
-			}
-			if (previous != null) {
-				closeQuietly(previous);
-			}
-			connection = this.connectionFactory.getConnection();
-			connection.subscribe(this, this.clientChannel);
-			synchronized (this) {
-				if (!this.closed) {
-					this.connection = connection;
-					RedisPubSubAsyncCommands<byte[], byte[]> pubSub = nativePubSub(connection);
-					// none on the first connection; on a later one, all those of the
-					// connections before
-					subscribeAgain(pubSub);
-					opening.complete(pubSub);
-					return;
-				}
-			}
-			closeQuietly(connection);
-			opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
-		}
-		catch (RuntimeException ex) {
-			if (connection != null) {
-				closeQuietly(connection);
-			}
-			opening.completeExceptionally(ex);
-		}
-	}
-
-	// The channels subscribed on the connections this one replaces: their confirmations
-	// come as re-subscriptions, which wake their waiters (a release may have been missed
-	// while the old connection was down).
-	private void subscribeAgain(RedisPubSubAsyncCommands<byte[], byte[]> pubSub) {
-		byte[][] subscribed = this.channels.values().stream().filter((channel) -> {
+	// the channels whose first subscription has completed: a transport's new connection
+	// subscribes them again
+	private List<String> subscribedChannels() {
+		return this.channels.values().stream().filter((channel) -> {
 			CompletableFuture<Void> subscription = channel.subscription;
 			return subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally();
-		}).map((channel) -> channel.bytes).toArray(byte[][]::new);
-		if (subscribed.length > 0) {
-			pubSub.subscribe(subscribed);
-		}
-	}
-
-	private static void closeQuietly(RedisConnection connection) {
-		try {
-			connection.close();
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not close the pub/sub connection cleanly", ex);
-		}
-	}
-
-	// With an open subscription, a Lettuce connection's native connection is its pub/sub
-	// connection's asynchronous API
-	@SuppressWarnings("unchecked")
-	private static RedisPubSubAsyncCommands<byte[], byte[]> nativePubSub(RedisConnection connection) {
-		return (RedisPubSubAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
+		}).map((channel) -> channel.name).toList();
 	}
 
 	private static String describe(LockKeys keys) {
@@ -454,8 +411,6 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		private final LockKeys keys;
 
 		private final String name;
-
-		private final byte[] bytes;
 
 		// completes once the channel is subscribed; null before the first try
 		@Nullable private volatile CompletableFuture<Void> subscription;
@@ -475,7 +430,6 @@ final class ReleaseSubscriptions implements MessageListener, SubscriptionListene
 		private Channel(LockKeys keys) {
 			this.keys = keys;
 			this.name = keys.channel();
-			this.bytes = this.name.getBytes(StandardCharsets.UTF_8);
 		}
 
 		private boolean confirmsOwnSubscribe() {

@@ -113,10 +113,10 @@ final class SemaphoreLock implements LockKind.KeepsForNobody {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
-					keys.channelBytes(), RedisCalls.number(keepMillis))
+			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockAndChannelBytes(), owner.argument(),
+					publish.argument(), RedisCalls.number(keepMillis))
 			.thenApply(LockReply::released);
 	}
 
@@ -130,10 +130,9 @@ final class SemaphoreLock implements LockKind.KeepsForNobody {
 	}
 
 	@Override
-	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
-		return RedisCalls
-			.<Long>script(redis, LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockOnly(), keys.channel())
-			.thenApply(LockReply::yes);
+	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			PublishMode publish) {
+		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 0, publish);
 	}
 
 	@Override

@@ -103,11 +103,10 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly) {
+			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
-					Integer.toString(holdsBefore), ReadWriteLocks.readersChannel(keys.lockKey()),
-					ReadWriteLocks.writersChannel(keys.lockKey()), Long.toString(READ_TURN_MILLIS))
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderAndChannelKeys(keys),
+					owner.id(), Integer.toString(holdsBefore), publish.flag(), Long.toString(READ_TURN_MILLIS))
 			.thenApply(LockReply::released);
 	}
 
@@ -121,9 +120,11 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	}
 
 	@Override
-	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner) {
-		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.scriptKeys().subList(2, 3), owner.id(),
-				ReadWriteLocks.readersChannel(keys.lockKey()));
+	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
+			PublishMode publish) {
+		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER,
+				List.of(ReadWriteLocks.writersKey(keys.lockKey()), ReadWriteLocks.readersChannel(keys.lockKey())),
+				owner.id(), publish.flag());
 	}
 
 	@Override

@@ -1,8 +1,9 @@
 -- Keeps the places of one client's waiters of a fair lock (see fair-lock.lua): one call every couple of
 -- seconds for all of them, instead of each asking again. Also drops waiters gone (their process died), and
 -- when the lock is free, names the waiter whose turn it is: the release may have named one that was gone.
--- KEYS[1] the lock hash, KEYS[2] the queue, KEYS[3] the waiters' heartbeats
--- ARGV[1] how long a waiter counts as alive from now (ms), ARGV[2] the lock's release channel,
+-- KEYS[1] the lock hash, KEYS[2] the queue, KEYS[3] the waiters' heartbeats, KEYS[4] the lock's release channel
+-- ARGV[1] how long a waiter counts as alive from now (ms), ARGV[2] 1 to announce with SPUBLISH (sharded
+-- pub/sub), else PUBLISH,
 -- ARGV[3...] the waiters' owners
 -- Returns the owners no longer queued (dropped as gone): they must ask again, at the back of the queue.
 if redis.replicate_commands then
@@ -32,7 +33,7 @@ end
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('zrange', KEYS[2], 0, 0)[1]
   if head then
-    redis.call('publish', ARGV[2], head)
+    redis.call(ARGV[2] == '1' and 'spublish' or 'publish', KEYS[4], head)
   end
 end
 return missing

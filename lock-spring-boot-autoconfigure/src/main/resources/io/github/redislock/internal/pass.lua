@@ -1,9 +1,10 @@
 -- Lets a client go on passing a lock among its own threads without freeing it in Redis, or makes it
 -- give the lock up when another client waits. Run by the client once every few passes (when its
 -- reserved fencing tokens run out, or ahead of that); the passes in between ask Redis nothing.
--- KEYS[1] the lock hash, KEYS[2] the slot's fencing clock: the last token issued (see lock.lua)
+-- KEYS[1] the lock hash, KEYS[2] the slot's fencing clock: the last token issued (see lock.lua),
+-- KEYS[3] the lock's release channel
 -- ARGV[1] the owner Redis knows as the holder (who took the lock in Redis for this client),
--- ARGV[2] how many fencing tokens to reserve, ARGV[3] the lock's release channel,
+-- ARGV[2] how many fencing tokens to reserve, ARGV[3] 1 to announce with SPUBLISH (sharded pub/sub),
 -- ARGV[4] the lease in milliseconds, ARGV[5] how long the lock stays given up to other clients,
 -- ARGV[6] 1 to give the lock up when another client waits; 0 to only say so (the client asks ahead
 -- of time, while one of its threads still holds the lock, and gives it up at that one's release)
@@ -36,7 +37,7 @@ if redis.call('hexists', KEYS[1], 'contended') == 1 then
   end
   redis.call('pexpire', KEYS[1], ARGV[5])
   -- names the client that gave the lock up: its own waiters need not wake for this message
-  redis.call('publish', ARGV[3], 'yielded:' .. client)
+  redis.call(ARGV[3] == '1' and 'spublish' or 'publish', KEYS[3], 'yielded:' .. client)
   return 0
 end
 redis.call('pexpire', KEYS[1], ARGV[4])

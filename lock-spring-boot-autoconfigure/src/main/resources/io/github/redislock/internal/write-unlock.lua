@@ -1,7 +1,8 @@
 -- Releases one write hold of a read/write lock (see read-lock.lua).
--- KEYS[1] the lock hash, KEYS[2] the readers' lease ends
--- ARGV[1] owner, ARGV[2] the write holds this owner believes it has, ARGV[3] the channel readers wait
--- on, ARGV[4] the channel writers wait on, ARGV[5] how long the readers kept out while it wrote may come
+-- KEYS[1] the lock hash, KEYS[2] the readers' lease ends, KEYS[3] the channel readers wait on, KEYS[4] the
+-- channel writers wait on
+-- ARGV[1] owner, ARGV[2] the write holds this owner believes it has, ARGV[3] 1 to announce with SPUBLISH
+-- (sharded pub/sub), else PUBLISH, ARGV[4] how long the readers kept out while it wrote may come
 -- in ahead of the writers waiting (ms): so that a stream of writers cannot starve them
 -- Returns the holds left (> 0), 0 when this owner no longer writes, -1 when it held no write hold here.
 if redis.replicate_commands then
@@ -22,7 +23,7 @@ local readersWaiting = redis.call('hdel', KEYS[1], 'readers-waiting') == 1
 if readersWaiting then
   local time = redis.call('time')
   local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  local turn = tonumber(ARGV[5])
+  local turn = tonumber(ARGV[4])
   redis.call('hset', KEYS[1], 'read-turn', now + turn)
   if redis.call('hexists', KEYS[1], 'rn') == 0 then
     -- nobody holds it: it lasts as long as the turn, unless a reader comes in
@@ -32,6 +33,6 @@ elseif redis.call('hexists', KEYS[1], 'rn') == 0 then
   redis.call('del', KEYS[1], KEYS[2])
 end
 -- with readers left (the writer downgraded), other readers may join them now
-redis.call('publish', ARGV[3], 'released')
-redis.call('publish', ARGV[4], 'released')
+redis.call(ARGV[3] == '1' and 'spublish' or 'publish', KEYS[3], 'released')
+redis.call(ARGV[3] == '1' and 'spublish' or 'publish', KEYS[4], 'released')
 return 0

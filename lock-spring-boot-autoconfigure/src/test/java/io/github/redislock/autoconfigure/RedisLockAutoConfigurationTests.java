@@ -80,14 +80,15 @@ class RedisLockAutoConfigurationTests {
 		this.contextRunner
 			.withPropertyValues("redis-lock.key-prefix=app:locks:", "redis-lock.wait-time=250ms",
 					"redis-lock.lease-time=PT10S", "redis-lock.watchdog-timeout=1m", "redis-lock.aspect-order=42",
-					"redis-lock.max-local-passes=3")
+					"redis-lock.max-local-passes=3", "redis-lock.sharded-pub-sub=never")
 			.run((context) -> {
 				RedisLockProperties properties = context.getBean(RedisLockProperties.class);
 				assertThat(properties.getWaitTime()).isEqualTo(Duration.ofMillis(250));
 				assertThat(properties.getLeaseTime()).isEqualTo(Duration.ofSeconds(10));
 				assertThat(properties.getWatchdogTimeout()).isEqualTo(Duration.ofMinutes(1));
 				assertThat(context.getBean(RedisLockClient.class).toString()).contains("keyPrefix=app:locks:")
-					.contains("maxLocalPasses=3");
+					.contains("maxLocalPasses=3")
+					.contains("shardedPubSub=NEVER");
 				assertThat(context.getBean(LockOperationSourceAdvisor.class).getOrder()).isEqualTo(42);
 			});
 	}

@@ -1,0 +1,266 @@
+package io.github.redislock.internal;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.Event;
+import io.lettuce.core.event.connection.DisconnectedEvent;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+
+import io.github.redislock.LockOutcomeUnknownException;
+
+/**
+ * Sharded pub/sub on a Redis Cluster ({@code SSUBSCRIBE}): releases announced with
+ * {@code SPUBLISH} stay within the shard of the lock's slot. The transport has its own
+ * Lettuce cluster pub/sub connection, which routes each {@code SSUBSCRIBE} to the slot's
+ * master and follows {@code MOVED}; one channel per command, never several (channels of
+ * two slots in one command fail with {@code CROSSSLOT}).
+ * <p>
+ * Lettuce does not subscribe a shard channel again when Redis drops it: a slot migrated
+ * to another master, or a master demoted by a failover, ends its subscriptions with an
+ * unsolicited {@code sunsubscribe}; a master that crashed just goes away. So this
+ * transport does: a channel it lost (that message, or the connection to its node
+ * dropping) is subscribed again every {@value #RETRY_MILLIS} ms until Redis confirms,
+ * with the Cluster's topology refreshed every {@value #UNHEARD_MILLIS} ms meanwhile. Its
+ * waiters are told at once and every {@value #UNHEARD_MILLIS} ms while it stays lost, so
+ * that they ask for their lock rather than wait for a message nobody would deliver; and
+ * once it is back, as after any re-subscription.
+ */
+final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> implements ReleaseTransport {
+
+	private static final Log logger = LogFactory.getLog(ShardedTransport.class);
+
+	/** How often a lost channel is subscribed again until Redis confirms it. */
+	static final long RETRY_MILLIS = 250;
+
+	/**
+	 * How often the waiters of a lost channel are told to ask for their lock, and the
+	 * topology refreshed, until the channel is back: the bound on how late a waiter
+	 * learns of a release it did not hear.
+	 */
+	static final long UNHEARD_MILLIS = 1000;
+
+	private final RedisClusterClient client;
+
+	private final RedisCalls calls;
+
+	private final Events events;
+
+	private final Map<String, Wanted> wanted = new ConcurrentHashMap<>();
+
+	// replaced when opening it failed
+	private volatile CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection;
+
+	private volatile boolean closed;
+
+	private final Disposable connectionEvents;
+
+	private long lastRefresh;
+
+	ShardedTransport(RedisClusterClient client, RedisCalls calls, ScheduledExecutorService scheduler, Events events) {
+		this.client = client;
+		this.calls = calls;
+		this.events = events;
+		// first, so that a closed client's scheduler refuses it before anything is opened
+		scheduler.scheduleWithFixedDelay(this::recoverLost, RETRY_MILLIS, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+		this.connection = connect();
+		this.connectionEvents = client.getResources().eventBus().get().subscribe(this::connectionEvent);
+	}
+
+	private CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connect() {
+		return this.client.connectPubSubAsync(ByteArrayCodec.INSTANCE).thenApply((connection) -> {
+			// messages and confirmations come on the connections to the slots' nodes
+			connection.setNodeMessagePropagation(true);
+			connection.addListener(this);
+			return connection;
+		});
+	}
+
+	// the connection, opened again if opening it failed (the Cluster was unreachable)
+	private synchronized CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection() {
+		if (this.connection.isCompletedExceptionally() && !this.closed) {
+			this.connection = connect();
+		}
+		return this.connection;
+	}
+
+	// the connection if it is open, without waiting
+	@Nullable private StatefulRedisClusterPubSubConnection<byte[], byte[]> openConnection() {
+		CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = this.connection;
+		return (connection.isDone() && !connection.isCompletedExceptionally()) ? connection.join() : null;
+	}
+
+	@Override
+	public CompletableFuture<Void> subscribe(String what, String channel, long deadline, Runnable sending) {
+		Wanted wanted = this.wanted.computeIfAbsent(channel, Wanted::new);
+		return this.calls.within(what + " (opening the sharded pub/sub connection)", connection(), deadline)
+			.thenCompose((connection) -> {
+				sending.run();
+				return this.calls.within(what, connection.async().ssubscribe(wanted.bytes), deadline);
+			});
+	}
+
+	@Override
+	public void unsubscribe(String channel) {
+		Wanted wanted = this.wanted.remove(channel);
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> connection = openConnection();
+		if (wanted == null || connection == null || !connection.isOpen()) {
+			return;
+		}
+		try {
+			this.calls.await("unsubscribe from '" + channel + "'", connection.async().sunsubscribe(wanted.bytes),
+					this.calls.deadline(RedisCalls.NO_LIMIT));
+		}
+		catch (LockOutcomeUnknownException ex) {
+			logger.debug("Could not unsubscribe from " + channel, ex);
+		}
+		catch (RuntimeException ex) {
+			logger.warn(ex.getMessage() + "; the subscription stays until the pub/sub connection closes");
+		}
+	}
+
+	@Override
+	public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
+		this.events.message(name(channel), message);
+	}
+
+	@Override
+	public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+		String name = name(channel);
+		Wanted wanted = this.wanted.get(name);
+		if (wanted != null) {
+			wanted.node = address(node.getUri());
+			wanted.lost = false;
+		}
+		this.events.subscribed(name);
+	}
+
+	// Our own SUNSUBSCRIBE removed the channel from the wanted ones first: any other is
+	// Redis dropping it (slot migrated, master demoted)
+	@Override
+	public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+		Wanted wanted = this.wanted.get(name(channel));
+		if (wanted != null) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Redis dropped the subscription to " + wanted.name + " on " + address(node.getUri())
+						+ "; subscribing again");
+			}
+			lost(wanted);
+		}
+	}
+
+	private void connectionEvent(Event event) {
+		if (event instanceof DisconnectedEvent disconnected
+				&& disconnected.remoteAddress() instanceof InetSocketAddress remote) {
+			String address = remote.getHostString() + ":" + remote.getPort();
+			this.wanted.values().stream().filter((wanted) -> address.equals(wanted.node)).forEach(this::lost);
+		}
+	}
+
+	private void lost(Wanted wanted) {
+		synchronized (wanted) {
+			if (wanted.lost) {
+				return;
+			}
+			wanted.lost = true;
+			wanted.toldUnheard = System.nanoTime();
+		}
+		this.events.unheard(wanted.name);
+		resubscribe(wanted);
+	}
+
+	// every RETRY_MILLIS on the scheduler: the lost channels are subscribed again
+	private void recoverLost() {
+		try {
+			long now = System.nanoTime();
+			boolean anyLost = false;
+			for (Wanted wanted : this.wanted.values()) {
+				if (!wanted.lost) {
+					continue;
+				}
+				anyLost = true;
+				if (now - wanted.toldUnheard >= TimeUnit.MILLISECONDS.toNanos(UNHEARD_MILLIS)) {
+					wanted.toldUnheard = now;
+					this.events.unheard(wanted.name);
+				}
+				resubscribe(wanted);
+			}
+			// after a crash, the slot's new master is known only once the topology is
+			// read again
+			if (anyLost && now - this.lastRefresh >= TimeUnit.MILLISECONDS.toNanos(UNHEARD_MILLIS)) {
+				this.lastRefresh = now;
+				this.client.refreshPartitionsAsync();
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not subscribe lost channels again", ex);
+		}
+	}
+
+	private void resubscribe(Wanted wanted) {
+		StatefulRedisClusterPubSubConnection<byte[], byte[]> connection = openConnection();
+		CompletableFuture<Void> pending = wanted.resubscribing;
+		if (connection == null || (pending != null && !pending.isDone())) {
+			return;
+		}
+		CompletableFuture<Void> sent = connection.async().ssubscribe(wanted.bytes).toCompletableFuture();
+		// a command queued for a node that is gone would otherwise hold the next ones
+		// back
+		wanted.resubscribing = sent.orTimeout(UNHEARD_MILLIS, TimeUnit.MILLISECONDS);
+	}
+
+	@Override
+	public synchronized void close() {
+		this.closed = true;
+		this.connectionEvents.dispose();
+		this.connection.thenAccept(StatefulRedisClusterPubSubConnection::closeAsync);
+		this.connection.cancel(false);
+	}
+
+	private static String name(byte[] channel) {
+		return new String(channel, StandardCharsets.UTF_8);
+	}
+
+	private static String address(RedisURI uri) {
+		return uri.getHost() + ":" + uri.getPort();
+	}
+
+	/** A channel some waiter of this client wants. */
+	private static final class Wanted {
+
+		private final String name;
+
+		private final byte[] bytes;
+
+		// the node that confirmed it last
+		@Nullable private volatile String node;
+
+		// dropped by Redis, or its node's connection was; until it is confirmed again
+		private volatile boolean lost;
+
+		private volatile long toldUnheard;
+
+		@Nullable private volatile CompletableFuture<Void> resubscribing;
+
+		private Wanted(String name) {
+			this.name = name;
+			this.bytes = RedisCalls.bytes(name);
+		}
+
+	}
+
+}

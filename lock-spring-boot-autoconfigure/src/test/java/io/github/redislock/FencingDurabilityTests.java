@@ -223,8 +223,8 @@ class FencingDurabilityTests {
 		return Long.parseLong(server.command("GET", counterKey(server)));
 	}
 
-	// 0 while a replica has not received the counter yet
-	private static long counterOrZero(RedisServer server) {
+	/** The counter, or 0 while a replica has not received it yet. */
+	static long counterOrZero(RedisServer server) {
 		return server.command("KEYS", "*fence:*").isBlank() ? 0 : counter(server);
 	}
 

@@ -88,6 +88,7 @@ class UnknownOutcomeTests {
 		RedisLockClient client = clientWithCommandTimeout(redis.newConnectionFactory(LETTUCE_DEFAULT_TIMEOUT));
 		RedisLock lock = client.getLock(LockTestClients.uniqueName());
 		long tokenBefore = takeAndRelease(lock.getName());
+		long grantsBefore = grants();
 		redis.server().pause();
 		try {
 			// the acquire script reaches Redis, which will run it once it goes on
@@ -109,6 +110,8 @@ class UnknownOutcomeTests {
 		long granted = highestFencingCounter();
 		long tokenAfter = assertAnotherClientGetsItSoonAfter(lock, resumedAt, "Redis resumed");
 		assertThat(tokenAfter).as("the next holder's token").isGreaterThan(granted);
+		assertThat(grants() - grantsBefore).as("acquisitions Redis granted since the first, the failed one among them")
+			.isEqualTo(2);
 		assertSettled(client, lock);
 		assertNotHeld(lock);
 	}
@@ -371,6 +374,19 @@ class UnknownOutcomeTests {
 		long token = other.fencingToken();
 		other.unlock();
 		return token;
+	}
+
+	/**
+	 * How many grants this test's Redis made: each sets its slot's fencing clock once
+	 * (tokens follow the server's clock, so their differences count nothing).
+	 */
+	private static long grants() {
+		return redis.command("INFO", "commandstats")
+			.lines()
+			.filter((line) -> line.startsWith("cmdstat_set:calls="))
+			.mapToLong((line) -> Long.parseLong(line.substring("cmdstat_set:calls=".length(), line.indexOf(','))))
+			.findFirst()
+			.orElse(0);
 	}
 
 	/** Takes and releases the lock from another client; returns the token it got. */

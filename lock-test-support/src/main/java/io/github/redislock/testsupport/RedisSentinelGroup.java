@@ -76,6 +76,14 @@ public final class RedisSentinelGroup implements AutoCloseable {
 		return this.master;
 	}
 
+	/**
+	 * The first replica: pause it, or cut its link ({@code CLIENT KILL TYPE replica} on
+	 * the master), to make it miss writes before the master dies.
+	 */
+	public RedisServer replica() {
+		return this.replica;
+	}
+
 	/** The port of the server the sentinels currently name as master. */
 	public int currentMasterPort() {
 		String[] address = this.sentinels.get(0)

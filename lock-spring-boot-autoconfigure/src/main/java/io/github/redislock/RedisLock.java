@@ -145,6 +145,21 @@ public interface RedisLock extends Lock {
 	 */
 	void unlock(Duration holdAtLeast);
 
+	/**
+	 * Sets what is left of the current thread's lease to exactly {@code leaseTime} from
+	 * now, shorter or longer, provided the thread still holds the lock. The lease is one
+	 * for all the thread's holds, and is fixed from then on: the watchdog no longer
+	 * renews it, so a holder that outlives it loses the lock. One round trip.
+	 * @param leaseTime the new remaining lease, at least 1 ms
+	 * @return whether the lease was set; false when the current thread does not hold the
+	 * lock (never took it, released it, or its lease ran out or it was force-unlocked)
+	 * @throws RedisLockException if Redis cannot be reached; the lease is then as it was
+	 * or as asked
+	 * @since 0.1.0
+	 * @see LockHandle#extend(Duration)
+	 */
+	boolean extend(Duration leaseTime);
+
 	/** Whether any thread of any process holds the lock now. One round trip. */
 	boolean isLocked();
 

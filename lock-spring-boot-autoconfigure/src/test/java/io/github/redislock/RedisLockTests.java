@@ -580,4 +580,41 @@ class RedisLockTests {
 		assertThat(this.client.getLock("after-close").isLocked()).isFalse();
 	}
 
+	@Test
+	void extendSetsTheThreadsLeaseExactlyShorterOrLongerForAllItsHoldsAndEndsWatchdogRenewal() {
+		String name = LockTestClients.uniqueName();
+		RedisLock lock = this.client.getLock(name);
+		lock.lock();
+		assertThat(lock.extend(Duration.ofSeconds(30))).isTrue();
+		assertThat(lock.remainingLease()).isGreaterThan(Duration.ofSeconds(29));
+		assertThat(LockTestClients.inspector(this.client).watchdogCount()).isZero();
+		lock.lock();
+		assertThat(lock.extend(Duration.ofSeconds(10))).isTrue();
+		assertThat(lock.remainingLease()).isBetween(Duration.ofSeconds(9), Duration.ofSeconds(10));
+		LockTestClients.inspector(this.client).renewNow();
+		assertThat(lock.remainingLease()).isLessThanOrEqualTo(Duration.ofSeconds(10));
+		assertThatIllegalArgumentException().isThrownBy(() -> lock.extend(Duration.ZERO))
+			.withMessageContaining("leaseTime of lock '" + name + "' must be at least 1ms");
+		lock.unlock();
+		assertThat(lock.remainingLease()).as("one hold left, same lease")
+			.isBetween(Duration.ofSeconds(8), Duration.ofSeconds(10));
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void extendIsRefusedToAThreadThatDoesNotHoldTheLock() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLock lock = this.client.getLock(name);
+		assertThat(lock.extend(Duration.ofSeconds(10))).as("never taken").isFalse();
+		assertThat(this.redisTemplate.hasKey("lock:{" + name + "}")).as("extend created no lock").isFalse();
+		lock.lock();
+		assertThat(CompletableFuture.supplyAsync(() -> lock.extend(Duration.ofSeconds(10)), TestThreads.perTask())
+			.get(10, TimeUnit.SECONDS)).as("another thread").isFalse();
+		assertThat(lock.forceUnlock()).isTrue();
+		assertThat(lock.extend(Duration.ofSeconds(10))).as("force-unlocked").isFalse();
+		assertThat(this.redisTemplate.hasKey("lock:{" + name + "}")).as("extend created no lock").isFalse();
+		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(lock::unlock);
+	}
+
 }

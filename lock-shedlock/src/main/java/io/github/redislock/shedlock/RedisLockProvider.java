@@ -31,9 +31,12 @@ import org.springframework.util.Assert;
  * with ShedLock's own providers;</li>
  * <li>{@code lockAtLeastFor} is a minimum hold counted in Redis' time from the
  * acquisition: a job that ends sooner leaves the lock taken, for nobody, until then. No
- * instance's clock is read for it, so instances whose clocks disagree still keep a run
- * for {@code lockAtLeastFor} (ShedLock's Redis providers compare the application's clock
- * with the stored time);</li>
+ * application clock is read for it (neither the configuration's {@code createdAt} nor
+ * ShedLock's {@code ClockProvider}), so a clock that is off or stepped while the job runs
+ * does not move the end of the hold (ShedLock's own Redis providers turn
+ * {@code createdAt + lockAtLeastFor} into an expiry with the application's clock at
+ * unlock). After {@link SimpleLock#extend}, the new {@code lockAtLeastFor} counts from
+ * the extension, on this JVM's monotonic clock;</li>
  * <li>{@link SimpleLock#extend} (and ShedLock's {@code KeepAliveLockProvider}) sets a new
  * lease through the lock's {@link LockHandle}; an unlock from another thread works.</li>
  * </ul>

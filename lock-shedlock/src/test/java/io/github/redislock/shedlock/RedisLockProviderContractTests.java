@@ -21,6 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -133,21 +135,29 @@ class RedisLockProviderContractTests extends AbstractExtensibleLockProviderInteg
 		second.unlock();
 	}
 
-	// ShedLock's clock is the application's; one instance's runs ahead by a minute here.
-	// lockAtLeastFor is counted in Redis' time from the acquisition all the same: the
-	// other instance gets the lock once that much has passed, not a minute sooner or
-	// later.
-	@Test
-	void lockAtLeastForHoldsInRedisTimeWhateverTheApplicationsClockSays() {
+	// ShedLock reads the application's clock through ClockProvider: for a lock's
+	// createdAt
+	// and, in its own Redis providers, again at unlock, to turn createdAt +
+	// lockAtLeastFor into an expiry. Here one instance's clock is off by seconds,
+	// steadily
+	// or stepped while the job runs; the other's is right. The provider reads neither:
+	// the
+	// hold ends lockAtLeastFor after the acquisition in Redis' time, so the other
+	// instance
+	// gets the lock after about 1 s, neither at once nor 5 s later.
+	@ParameterizedTest(name = "clock {0} s off at the lock, {1} s at the unlock")
+	@CsvSource({ "5, 5", "-5, -5", "5, 0", "0, 5" })
+	void lockAtLeastForEndsWhenRedisSaysWhateverTheInstancesClockSays(long skewAtLock, long skewAtUnlock) {
 		Duration lockAtLeastFor = Duration.ofSeconds(1);
 		RedisLockProvider otherInstance = new RedisLockProvider(this.observer);
 		long acquired;
-		ClockProvider.setClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(1)));
 		try {
+			ClockProvider.setClock(Clock.offset(Clock.systemUTC(), Duration.ofSeconds(skewAtLock)));
 			SimpleLock lock = getLockProvider()
 				.lock(new LockConfiguration(ClockProvider.now(), LOCK_NAME1, Duration.ofSeconds(10), lockAtLeastFor))
 				.orElseThrow();
 			acquired = System.nanoTime();
+			ClockProvider.setClock(Clock.offset(Clock.systemUTC(), Duration.ofSeconds(skewAtUnlock)));
 			lock.unlock();
 		}
 		finally {
@@ -156,7 +166,9 @@ class RedisLockProviderContractTests extends AbstractExtensibleLockProviderInteg
 		LockConfiguration other = new LockConfiguration(ClockProvider.now(), LOCK_NAME1, Duration.ofSeconds(10),
 				Duration.ZERO);
 		assertThat(otherInstance.lock(other)).as("right after the short run").isEmpty();
-		SimpleLock taken = await().atMost(Duration.ofSeconds(5))
+		// 4 s: wide of the 1 s it takes, short of the 6 s a clock 5 s behind would give
+		SimpleLock taken = await().atMost(Duration.ofSeconds(4))
+			.pollInterval(Duration.ofMillis(20))
 			.until(() -> otherInstance.lock(other), Optional::isPresent)
 			.orElseThrow();
 		assertThat(Duration.ofNanos(System.nanoTime() - acquired)).isGreaterThan(lockAtLeastFor.minusMillis(100));

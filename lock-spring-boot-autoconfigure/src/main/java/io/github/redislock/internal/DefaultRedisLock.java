@@ -108,6 +108,11 @@ class DefaultRedisLock implements RedisLock {
 	}
 
 	@Override
+	public boolean extend(Duration leaseTime) {
+		return this.engine.extend(this.keys, this.owners.currentThread(), lease(leaseTime).millis());
+	}
+
+	@Override
 	public boolean isLocked() {
 		return this.engine.isLocked(this.keys);
 	}

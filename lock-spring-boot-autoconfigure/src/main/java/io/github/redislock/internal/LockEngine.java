@@ -421,6 +421,15 @@ final class LockEngine implements AutoCloseable {
 		return held;
 	}
 
+	/**
+	 * Sets what is left of the owner's lease as {@link #extend(Hold, long)} does.
+	 * @return whether the owner still held the lock; false if this client counts no hold
+	 */
+	boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
+		Hold hold = this.holds.get(keys, owner);
+		return (hold != null) && extend(hold, leaseMillis);
+	}
+
 	private void restore(Hold hold, Lease before) {
 		hold.lease(before);
 	}

@@ -60,8 +60,8 @@ import org.springframework.util.Assert;
  * {@link LeaseExpiredException} (an {@code IllegalMonitorStateException};
  * {@code RedisLockRegistry} throws {@code ConcurrentModificationException}).
  * <p>
- * <b>Renewal.</b> {@link #renewLock(Object, Duration)} lets the lease of the current
- * thread's hold run for at least the given TTL from now; see there.
+ * <b>Renewal.</b> {@link #renewLock(Object, Duration)} sets the lease of the current
+ * thread's hold to the given TTL from now, as {@code RedisLockRegistry} does; see there.
  * <p>
  * <b>Failures.</b> When Redis cannot be reached, acquiring and releasing throw
  * {@link RedisLockException} within {@code redis-lock.command-timeout} (2 s by default;
@@ -208,24 +208,31 @@ public class RedisLockClientLockRegistry
 
 	/**
 	 * Renews the current thread's hold of the key's lock with the registry's
-	 * {@linkplain #setDefaultTtl default TTL}: without one, a hold with a fixed lease
-	 * gets at least the client's watchdog timeout from now, and a hold the watchdog
-	 * renews stays as it is (it is only checked in Redis). See
-	 * {@link #renewLock(Object, Duration)}.
+	 * {@linkplain #setDefaultTtl default TTL}, as {@link #renewLock(Object, Duration)}
+	 * does. Without a default TTL, a hold the watchdog renews stays the watchdog's (it is
+	 * only checked in Redis), and a hold with a fixed lease gets at least the client's
+	 * watchdog timeout from now.
 	 * @throws IllegalStateException if the current thread does not hold the lock (never
 	 * took it, released it, or its lease ran out)
+	 * @throws RedisLockException if Redis cannot be reached
 	 */
 	@Override
 	public void renewLock(Object lockKey) {
-		renew(key(lockKey), this.defaultTtl);
+		Duration ttl = this.defaultTtl;
+		if (ttl != null) {
+			renewLock(lockKey, ttl);
+		}
+		else {
+			renewWithWatchdogTimeout(key(lockKey));
+		}
 	}
 
 	/**
-	 * Renews the current thread's hold of the key's lock: once Redis has confirmed that
-	 * the thread still holds it, its lease runs for at least {@code ttl} from now. A
-	 * lease that already runs longer is left as it is ({@code RedisLockRegistry} sets it
-	 * to {@code ttl}, also shorter), and a lease the watchdog renews stays the
-	 * watchdog's. Costs one or two round trips.
+	 * Sets the lease of the current thread's hold of the key's lock to exactly
+	 * {@code ttl} from now, shorter or longer, as {@code RedisLockRegistry} does: one
+	 * round trip that checks in Redis that the thread still holds the lock (see
+	 * {@link RedisLock#extend(Duration)}). The lease is fixed from then on, also when the
+	 * watchdog renewed it before: a holder that outlives it loses the lock.
 	 * @param lockKey the key, a {@code String}
 	 * @param ttl the lease from now, at least 1 ms
 	 * @throws IllegalStateException if the current thread does not hold the lock (never
@@ -236,7 +243,10 @@ public class RedisLockClientLockRegistry
 	public void renewLock(Object lockKey, Duration ttl) {
 		Assert.notNull(ttl, "ttl must not be null");
 		Assert.isTrue(ttl.toMillis() >= 1, () -> "ttl must be at least 1ms, was " + ttl);
-		renew(key(lockKey), ttl);
+		RedisLock lock = cachedOrNew(key(lockKey));
+		if (!lock.extend(ttl)) {
+			throw notHeld(lock);
+		}
 	}
 
 	@Override
@@ -244,9 +254,13 @@ public class RedisLockClientLockRegistry
 		return "RedisLockClientLockRegistry[namePrefix='" + this.namePrefix + "']";
 	}
 
-	private void renew(String key, @Nullable Duration ttl) {
+	private RedisLock cachedOrNew(String key) {
 		RegistryLock cached = this.locks.get(key);
-		RedisLock lock = (cached != null) ? cached.lock : redisLock(key);
+		return (cached != null) ? cached.lock : redisLock(key);
+	}
+
+	private void renewWithWatchdogTimeout(String key) {
+		RedisLock lock = cachedOrNew(key);
 		if (!lock.isHeldByCurrentThread()) {
 			throw notHeld(lock);
 		}
@@ -264,7 +278,7 @@ public class RedisLockClientLockRegistry
 		boolean interrupted = Thread.interrupted();
 		boolean acquired;
 		try {
-			acquired = lock.tryLock(Duration.ZERO, ttl);
+			acquired = lock.tryLock(Duration.ZERO, null);
 		}
 		catch (InterruptedException ex) {
 			interrupted = true;

@@ -349,14 +349,11 @@ class RedisLockClientLockRegistryTests {
 	}
 
 	@Test
-	void renewLockChecksTheHoldWithTheDefaultTtl() {
+	void renewLockWithoutADefaultTtlChecksTheHoldAndKeepsTheWatchdog() {
 		DistributedLock lock = this.registry.obtain(this.key);
 		assertThat(lock.tryLock()).isTrue();
 		try {
 			this.registry.renewLock(this.key);
-			// a watchdog lease stays the watchdog's
-			this.registry.renewLock(this.key, Duration.ofMillis(100));
-			this.registry.renewLock(this.key, Duration.ofSeconds(60));
 			assertThat(redisLock("integration:" + this.key).isLocked()).isTrue();
 			assertThat(lock.tryLock()).isTrue();
 			lock.unlock();
@@ -365,6 +362,42 @@ class RedisLockClientLockRegistryTests {
 			lock.unlock();
 		}
 		assertThat(redisLock("integration:" + this.key).isLocked()).isFalse();
+	}
+
+	// as RedisLockRegistry: the new TTL counts from the renewal, shorter or longer
+	@Test
+	void renewLockSetsTheLeaseToTheTtlFromNowShorterOrLonger() {
+		DistributedLock lock = this.registry.obtain(this.key);
+		assertThat(lock.tryLock()).isTrue();
+		RedisLock redisLock = redisLock("integration:" + this.key);
+		this.registry.renewLock(this.key, Duration.ofSeconds(60));
+		assertThat(redisLock.remainingLease()).isBetween(Duration.ofSeconds(59), Duration.ofSeconds(60));
+		this.registry.renewLock(this.key, Duration.ofSeconds(20));
+		assertThat(redisLock.remainingLease()).isBetween(Duration.ofSeconds(19), Duration.ofSeconds(20));
+		// the watchdog that held it before no longer renews it: another application gets
+		// it once the short TTL is over, well before the watchdog timeout
+		this.registry.renewLock(this.key, Duration.ofMillis(300));
+		await().atMost(Duration.ofSeconds(5))
+			.pollInSameThread()
+			.until(() -> this.otherRegistry.obtain(this.key).tryLock());
+		this.otherRegistry.obtain(this.key).unlock();
+		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(lock::unlock);
+	}
+
+	@Test
+	void renewLockWithoutATtlSetsTheDefaultTtlFromNow() {
+		RedisLockClientLockRegistry withTtl = new RedisLockClientLockRegistry(this.client);
+		withTtl.setDefaultTtl(Duration.ofSeconds(20));
+		DistributedLock lock = withTtl.obtain(this.key);
+		lock.lock(Duration.ofSeconds(60));
+		try {
+			withTtl.renewLock(this.key);
+			assertThat(redisLock("integration:" + this.key).remainingLease()).isBetween(Duration.ofSeconds(19),
+					Duration.ofSeconds(20));
+		}
+		finally {
+			lock.unlock();
+		}
 	}
 
 	@Test

@@ -158,8 +158,11 @@ class ScheduledMethodTests {
 		Queue<Run> queue = runs.computeIfAbsent(run, (key) -> new ConcurrentLinkedQueue<>());
 		List<Run> window = new ArrayList<>();
 		startAndRun(job, run, instances, 0, skew, () -> {
-			// after a second to settle: the last instance's start kept the others'
-			// schedulers from firing on time
+			// once the job ran (an instance's first lock connects and loads the scripts,
+			// seconds on a busy machine, and its scheduler then fires late), and after a
+			// second to settle: the last instance's start kept the others' schedulers
+			// from firing on time
+			await().atMost(Duration.ofSeconds(30)).until(() -> !queue.isEmpty());
 			Instant from = Instant.now().plusSeconds(1);
 			Instant to = from.plus(duration);
 			await().atMost(duration.plusSeconds(11)).until(() -> Instant.now().isAfter(to));

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -32,9 +33,11 @@ final class LockCommands {
 
 	private final long yieldMillis;
 
-	// PUBLISH until the client knows that every master of its Cluster takes SPUBLISH: a
-	// release announced classically is heard by classic subscribers, never lost
-	private volatile PublishMode publishMode = PublishMode.CLASSIC;
+	// known once the client has asked its Cluster whether it takes SPUBLISH (at once on
+	// other topologies): until then, commands that announce wait for the answer, since
+	// waiters of other clients may already listen the sharded way and would not hear a
+	// classic announcement
+	private final CompletableFuture<PublishMode> publishMode = new CompletableFuture<>();
 
 	/**
 	 * @param yieldMillis how long a lock freed while another client waits stays reserved
@@ -50,13 +53,16 @@ final class LockCommands {
 		return this.calls.timeoutMillis();
 	}
 
-	/** From now on, announce releases this way. */
+	/** Announce releases this way; told once. */
 	void publishWith(PublishMode mode) {
-		this.publishMode = mode;
+		this.publishMode.complete(mode);
 	}
 
-	PublishMode publishMode() {
-		return this.publishMode;
+	// the command, once the publish mode is known: at once, but for the first
+	// milliseconds of a client on a Cluster
+	private <T> CompletionStage<T> announcing(Function<PublishMode, ? extends CompletionStage<T>> command) {
+		PublishMode mode = this.publishMode.getNow(null);
+		return (mode != null) ? command.apply(mode) : this.publishMode.thenCompose(command);
 	}
 
 	/** How long a lock given up for other clients stays reserved for them. */
@@ -117,8 +123,7 @@ final class LockCommands {
 			}
 			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
-			return keys.kind()
-				.release(redis, keys, owner, 1, 0, 0, false, this.publishMode)
+			return announcing((mode) -> keys.kind().release(redis, keys, owner, 1, 0, 0, false, mode))
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
@@ -132,8 +137,8 @@ final class LockCommands {
 	 */
 	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis, boolean othersOnly) {
 		long sentAt = System.nanoTime();
-		LockReply reply = this.calls.call(() -> describe("release", keys), (redis) -> keys.kind()
-			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, this.publishMode));
+		LockReply reply = this.calls.call(() -> describe("release", keys), (redis) -> announcing((mode) -> keys.kind()
+			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, mode)));
 		return ranBeforeItWasResent(reply, sentAt);
 	}
 
@@ -142,8 +147,9 @@ final class LockCommands {
 			boolean othersOnly) {
 		long sentAt = System.nanoTime();
 		return this.calls
-			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT, (redis) -> keys.kind()
-				.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, this.publishMode))
+			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
+					(redis) -> announcing((mode) -> keys.kind()
+						.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, mode)))
 			.thenApply((reply) -> ranBeforeItWasResent(reply, sentAt));
 	}
 
@@ -164,8 +170,8 @@ final class LockCommands {
 	 */
 	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
 		LockKind.PassesLocally kind = passing(keys);
-		return this.calls.call(() -> describe("pass on", keys), (redis) -> kind.continueRun(redis, keys, holder, tokens,
-				lease, this.yieldMillis, true, this.publishMode));
+		return this.calls.call(() -> describe("pass on", keys), (redis) -> announcing(
+				(mode) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true, mode)));
 	}
 
 	/**
@@ -175,8 +181,8 @@ final class LockCommands {
 	 */
 	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
 		LockKind.PassesLocally kind = passing(keys);
-		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT, (redis) -> kind
-			.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false, this.publishMode));
+		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT, (redis) -> announcing(
+				(mode) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false, mode)));
 	}
 
 	// only a hold of a kind that passes locally joins a local run (see Holds#add)
@@ -193,7 +199,7 @@ final class LockCommands {
 	 */
 	CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
 		return this.calls.callAsync(() -> describe("withdraw a waiter of", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> kind.withdraw(redis, keys, owner, this.publishMode));
+				(redis) -> announcing((mode) -> kind.withdraw(redis, keys, owner, mode)));
 	}
 
 	/**
@@ -202,7 +208,7 @@ final class LockCommands {
 	 */
 	List<String> keepAlive(LockKind.KeepsWaitersAlive kind, LockKeys keys, List<String> owners) {
 		List<Object> missing = this.calls.call(() -> describe("renew " + owners.size() + " waiter(s) of", keys),
-				(redis) -> kind.keepAlive(redis, keys, owners, this.publishMode));
+				(redis) -> announcing((mode) -> kind.keepAlive(redis, keys, owners, mode)));
 		List<String> gone = new ArrayList<>();
 		if (missing != null) {
 			for (Object owner : missing) {
@@ -221,7 +227,7 @@ final class LockCommands {
 
 	boolean forceRelease(LockKeys keys) {
 		return Boolean.TRUE.equals(this.calls.call(() -> describe("force-unlock", keys),
-				(redis) -> keys.kind().forceRelease(redis, keys, this.publishMode)));
+				(redis) -> announcing((mode) -> keys.kind().forceRelease(redis, keys, mode))));
 	}
 
 	/**

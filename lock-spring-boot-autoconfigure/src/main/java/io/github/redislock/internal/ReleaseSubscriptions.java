@@ -95,6 +95,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 				this::subscribedChannels, this);
 		RedisClusterClient cluster = clusterClient(connectionFactory);
 		if (cluster == null || sharded == ShardedPubSub.NEVER) {
+			publishing.accept(PublishMode.CLASSIC);
 			this.transport = CompletableFuture.completedFuture(classic);
 		}
 		else if (sharded == ShardedPubSub.ALWAYS) {
@@ -103,8 +104,8 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 				.completedFuture(new ShardedTransport(cluster, calls, this.janitor, this));
 		}
 		else {
-			// asked when the client starts, not at the first wait: until the answer,
-			// releases are published classically, which sharded waiters do not hear
+			// asked when the client starts, not at the first wait: releases wait for
+			// the answer
 			this.transport = new CompletableFuture<>();
 			probe(cluster, classic, keyPrefix, publishing);
 		}

@@ -62,8 +62,8 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 
 	private final Map<String, Wanted> wanted = new ConcurrentHashMap<>();
 
-	// replaced when opening it failed
-	private volatile CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection;
+	// opened at the first wait, and again when opening it failed
+	@Nullable private volatile CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection;
 
 	private volatile boolean closed;
 
@@ -77,7 +77,6 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 		this.events = events;
 		// first, so that a closed client's scheduler refuses it before anything is opened
 		scheduler.scheduleWithFixedDelay(this::recoverLost, RETRY_MILLIS, RETRY_MILLIS, TimeUnit.MILLISECONDS);
-		this.connection = connect();
 		this.connectionEvents = client.getResources().eventBus().get().subscribe(this::connectionEvent);
 	}
 
@@ -92,16 +91,22 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 
 	// the connection, opened again if opening it failed (the Cluster was unreachable)
 	private synchronized CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection() {
-		if (this.connection.isCompletedExceptionally() && !this.closed) {
-			this.connection = connect();
+		CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = this.connection;
+		if (this.closed) {
+			return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
 		}
-		return this.connection;
+		if (connection == null || connection.isCompletedExceptionally()) {
+			connection = connect();
+			this.connection = connection;
+		}
+		return connection;
 	}
 
 	// the connection if it is open, without waiting
 	@Nullable private StatefulRedisClusterPubSubConnection<byte[], byte[]> openConnection() {
 		CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = this.connection;
-		return (connection.isDone() && !connection.isCompletedExceptionally()) ? connection.join() : null;
+		return (connection != null && connection.isDone() && !connection.isCompletedExceptionally()) ? connection.join()
+				: null;
 	}
 
 	@Override
@@ -180,7 +185,10 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 			wanted.toldUnheard = System.nanoTime();
 		}
 		this.events.unheard(wanted.name);
-		resubscribe(wanted);
+		// with the topology read again first: after a failover, Lettuce's old view sends
+		// it
+		// to the demoted master, which takes it as a replica but may not hear the shard
+		this.client.refreshPartitionsAsync().whenComplete((refreshed, failure) -> resubscribe(wanted));
 	}
 
 	// every RETRY_MILLIS on the scheduler: the lost channels are subscribed again
@@ -227,8 +235,11 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 	public synchronized void close() {
 		this.closed = true;
 		this.connectionEvents.dispose();
-		this.connection.thenAccept(StatefulRedisClusterPubSubConnection::closeAsync);
-		this.connection.cancel(false);
+		CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = this.connection;
+		if (connection != null) {
+			connection.thenAccept(StatefulRedisClusterPubSubConnection::closeAsync);
+			connection.cancel(false);
+		}
 	}
 
 	private static String name(byte[] channel) {

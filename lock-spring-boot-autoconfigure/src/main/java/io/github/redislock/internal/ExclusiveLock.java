@@ -71,9 +71,9 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeysAndChannelBytes(), holder.argument(),
-					RedisCalls.number(tokens), publish.argument(), lease.argument(), RedisCalls.number(yieldMillis),
-					flag(giveUp))
+			.<Long>publishing(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeysAndChannelBytes(), 1,
+					holder.argument(), RedisCalls.number(tokens), publish.argument(), lease.argument(),
+					RedisCalls.number(yieldMillis), flag(giveUp))
 			.thenApply((reply) -> {
 				long value = (reply != null) ? reply : -1;
 				if (value > 0) {
@@ -87,7 +87,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockAndChannelBytes(), owner.argument(),
+			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockAndChannelBytes(), 1, owner.argument(),
 					publish.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
 					RedisCalls.number(yieldMillis), flag(othersOnly))
 			.thenApply(LockReply::released);
@@ -114,7 +114,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	@Override
 	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			PublishMode publish) {
-		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 0, publish);
+		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 1, publish);
 	}
 
 	// taken, unless its client gave it up for other clients (see pass.lua)

@@ -105,8 +105,8 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER,
-					List.of(keys.lockKey(), queueKey(keys.lockKey()), keys.channel()), owner.id(), publish.flag(),
+			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER,
+					List.of(keys.lockKey(), queueKey(keys.lockKey()), keys.channel()), 1, owner.id(), publish.flag(),
 					Integer.toString(holdsBefore), Long.toString(keepMillis))
 			.thenApply(LockReply::released);
 	}
@@ -132,8 +132,8 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			PublishMode publish) {
-		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, queueKeys(keys), owner.id(),
-				publish.flag());
+		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, queueKeys(keys), owner.id(), publish.flag(),
+				keys.channel());
 	}
 
 	@Override
@@ -150,18 +150,21 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	@Override
 	public CompletionStage<List<Object>> keepAlive(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			List<String> owners, PublishMode publish) {
-		String[] args = new String[owners.size() + 2];
+		String[] args = new String[owners.size() + 3];
 		args[0] = Long.toString(ALIVE_MILLIS);
 		args[1] = publish.flag();
+		// the channel is an argument, never a key (see RedisCalls#publishing)
+		args[2] = keys.channel();
 		for (int i = 0; i < owners.size(); i++) {
-			args[i + 2] = owners.get(i);
+			args[i + 3] = owners.get(i);
 		}
 		return RedisCalls.script(redis, HEARTBEAT, ScriptOutputType.MULTI, queueKeys(keys), args);
 	}
 
-	// the hash, the queue, the heartbeats and the channel that names the next waiter
+	// the hash, the queue and the heartbeats (the channel that names the next waiter is
+	// an argument)
 	private static List<String> queueKeys(LockKeys keys) {
-		return List.of(keys.lockKey(), queueKey(keys.lockKey()), heartbeatsKey(keys.lockKey()), keys.channel());
+		return List.of(keys.lockKey(), queueKey(keys.lockKey()), heartbeatsKey(keys.lockKey()));
 	}
 
 }

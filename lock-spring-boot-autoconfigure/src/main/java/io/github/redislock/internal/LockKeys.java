@@ -152,17 +152,18 @@ final class LockKeys {
 	}
 
 	/**
-	 * The lock key and {@link #channel()}, encoded as the keys of a script that frees the
-	 * lock and announces it: the channel is declared as a key, as every name a script
-	 * touches is; not to be changed.
+	 * The lock key and {@link #channel()}, encoded, for a script that frees the lock and
+	 * announces it: the channel goes to its arguments (see
+	 * {@link RedisCalls#publishing}); not to be changed.
 	 */
 	byte[][] lockAndChannelBytes() {
 		return this.lockAndChannelBytes;
 	}
 
 	/**
-	 * {@link #scriptKeyBytes()} and then {@link #channel()}: the keys of a script that
-	 * touches the acquire script's keys and may announce a release; not to be changed.
+	 * {@link #scriptKeyBytes()} and then {@link #channel()}: for a script that touches
+	 * the acquire script's keys and may announce a release (see
+	 * {@link RedisCalls#publishing}); not to be changed.
 	 */
 	byte[][] scriptKeysAndChannelBytes() {
 		return this.scriptKeysAndChannelBytes;

@@ -31,15 +31,17 @@ final class LockScripts {
 
 	/**
 	 * Frees a lock whoever holds it, and announces it.
-	 * @param keys the lock key, then {@code holderKeys} other keys of its holders, then
-	 * the channels its waiters wait on
+	 * @param keysAndChannels the lock key, other keys of its holders, then the channels
+	 * its waiters wait on
+	 * @param channels how many of them are channels (passed as arguments, see
+	 * {@link RedisCalls#publishing})
 	 * @return whether it was taken
 	 */
-	static CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, List<String> keys,
-			int holderKeys, PublishMode publish) {
+	static CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis,
+			List<String> keysAndChannels, int channels, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, keys, Integer.toString(holderKeys),
-					publish.flag())
+			.<Long>publishing(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, keysAndChannels, channels,
+					Integer.toString(keysAndChannels.size() - channels - 1), publish.flag())
 			.thenApply(LockReply::yes);
 	}
 

@@ -91,10 +91,10 @@ final class ReadLock implements ReadWriteLocks.Side {
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER,
+			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER,
 					List.of(keys.lockKey(), ReadWriteLocks.readersKey(keys.lockKey()),
 							ReadWriteLocks.writersChannel(keys.lockKey())),
-					owner.id(), Integer.toString(holdsBefore), publish.flag())
+					1, owner.id(), Integer.toString(holdsBefore), publish.flag())
 			.thenApply(LockReply::released);
 	}
 

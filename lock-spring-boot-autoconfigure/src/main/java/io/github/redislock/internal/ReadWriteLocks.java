@@ -84,7 +84,7 @@ final class ReadWriteLocks {
 		default CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 				PublishMode publish) {
 			// one holder key after the hash: the readers' lease ends
-			return LockScripts.forceRelease(redis, holderAndChannelKeys(keys), 1, publish);
+			return LockScripts.forceRelease(redis, holderAndChannelKeys(keys), 2, publish);
 		}
 
 	}

@@ -115,7 +115,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody {
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockAndChannelBytes(), owner.argument(),
+			.<Long>publishing(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockAndChannelBytes(), 1, owner.argument(),
 					publish.argument(), RedisCalls.number(keepMillis))
 			.thenApply(LockReply::released);
 	}
@@ -132,7 +132,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody {
 	@Override
 	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			PublishMode publish) {
-		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 0, publish);
+		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 1, publish);
 	}
 
 	@Override

@@ -105,7 +105,7 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderAndChannelKeys(keys),
+			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderAndChannelKeys(keys), 2,
 					owner.id(), Integer.toString(holdsBefore), publish.flag(), Long.toString(READ_TURN_MILLIS))
 			.thenApply(LockReply::released);
 	}
@@ -122,8 +122,8 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			PublishMode publish) {
-		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER,
-				List.of(ReadWriteLocks.writersKey(keys.lockKey()), ReadWriteLocks.readersChannel(keys.lockKey())),
+		return RedisCalls.publishing(redis, WITHDRAW, ScriptOutputType.INTEGER,
+				List.of(ReadWriteLocks.writersKey(keys.lockKey()), ReadWriteLocks.readersChannel(keys.lockKey())), 1,
 				owner.id(), publish.flag());
 	}
 

@@ -1,10 +1,12 @@
 -- Keeps the places of one client's waiters of a fair lock (see fair-lock.lua): one call every couple of
 -- seconds for all of them, instead of each asking again. Also drops waiters gone (their process died), and
 -- when the lock is free, names the waiter whose turn it is: the release may have named one that was gone.
--- KEYS[1] the lock hash, KEYS[2] the queue, KEYS[3] the waiters' heartbeats, KEYS[4] the lock's release channel
+-- KEYS[1] the lock hash, KEYS[2] the queue, KEYS[3] the waiters' heartbeats
 -- ARGV[1] how long a waiter counts as alive from now (ms), ARGV[2] 1 to announce with SPUBLISH (sharded
 -- pub/sub), else PUBLISH,
--- ARGV[3...] the waiters' owners
+-- ARGV[3] the lock's release channel, ARGV[4...] the waiters' owners
+-- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
+-- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the owners no longer queued (dropped as gone): they must ask again, at the back of the queue.
 if redis.replicate_commands then
   redis.replicate_commands()
@@ -13,7 +15,7 @@ local time = redis.call('time')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local alive = tonumber(ARGV[1])
 local missing = {}
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   if redis.call('zscore', KEYS[2], ARGV[i]) then
     redis.call('zadd', KEYS[3], now + alive, ARGV[i])
   else
@@ -33,7 +35,7 @@ end
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('zrange', KEYS[2], 0, 0)[1]
   if head then
-    redis.call(ARGV[2] == '1' and 'spublish' or 'publish', KEYS[4], head)
+    redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[3], head)
   end
 end
 return missing

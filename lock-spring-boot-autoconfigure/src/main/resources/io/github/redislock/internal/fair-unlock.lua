@@ -1,7 +1,10 @@
 -- Releases one hold of a fair lock (see fair-lock.lua); the last one frees it and names the next waiter.
--- KEYS[1] the lock hash, KEYS[2] the queue, KEYS[3] the lock's release channel
+-- KEYS[1] the lock hash, KEYS[2] the queue
 -- ARGV[1] owner, ARGV[2] 1 to announce with SPUBLISH (sharded pub/sub), else PUBLISH, ARGV[3] the holds this owner believes it has,
--- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none
+-- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none,
+-- ARGV[5] the lock's release channel
+-- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
+-- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
 -- holds no lock here.
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
@@ -24,6 +27,6 @@ end
 -- the message names the waiter whose turn it is: its client wakes it, and nobody else
 local head = redis.call('zrange', KEYS[2], 0, 0)[1]
 if head then
-  redis.call(ARGV[2] == '1' and 'spublish' or 'publish', KEYS[3], head)
+  redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[5], head)
 end
 return 0

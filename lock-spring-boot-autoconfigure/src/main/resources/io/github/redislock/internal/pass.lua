@@ -1,13 +1,15 @@
 -- Lets a client go on passing a lock among its own threads without freeing it in Redis, or makes it
 -- give the lock up when another client waits. Run by the client once every few passes (when its
 -- reserved fencing tokens run out, or ahead of that); the passes in between ask Redis nothing.
--- KEYS[1] the lock hash, KEYS[2] the slot's fencing clock: the last token issued (see lock.lua),
--- KEYS[3] the lock's release channel
+-- KEYS[1] the lock hash, KEYS[2] the slot's fencing clock: the last token issued (see lock.lua)
 -- ARGV[1] the owner Redis knows as the holder (who took the lock in Redis for this client),
 -- ARGV[2] how many fencing tokens to reserve, ARGV[3] 1 to announce with SPUBLISH (sharded pub/sub),
 -- ARGV[4] the lease in milliseconds, ARGV[5] how long the lock stays given up to other clients,
 -- ARGV[6] 1 to give the lock up when another client waits; 0 to only say so (the client asks ahead
--- of time, while one of its threads still holds the lock, and gives it up at that one's release)
+-- of time, while one of its threads still holds the lock, and gives it up at that one's release),
+-- ARGV[7] the lock's release channel
+-- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
+-- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the first reserved token (> 0) when the client goes on; 0 when another client waits: with
 -- ARGV[6] = 1 the lock is freed for the other clients (its own threads must wait for them or for
 -- ARGV[5]) and they are told ('yielded:<client>' on the channel), else nothing changed; -1 when the
@@ -37,7 +39,7 @@ if redis.call('hexists', KEYS[1], 'contended') == 1 then
   end
   redis.call('pexpire', KEYS[1], ARGV[5])
   -- names the client that gave the lock up: its own waiters need not wake for this message
-  redis.call(ARGV[3] == '1' and 'spublish' or 'publish', KEYS[3], 'yielded:' .. client)
+  redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[7], 'yielded:' .. client)
   return 0
 end
 redis.call('pexpire', KEYS[1], ARGV[4])

@@ -1,7 +1,9 @@
 -- Releases one read hold of a read/write lock (see read-lock.lua), in O(1).
--- KEYS[1] the lock hash, KEYS[2] the readers' lease ends, KEYS[3] the channel writers wait on
+-- KEYS[1] the lock hash, KEYS[2] the readers' lease ends
 -- ARGV[1] owner, ARGV[2] the read holds this owner believes it has, ARGV[3] 1 to announce with SPUBLISH
--- (sharded pub/sub), else PUBLISH
+-- (sharded pub/sub), else PUBLISH, ARGV[4] the channel writers wait on
+-- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
+-- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when this owner no longer reads, -1 when it held no read hold here.
 local field = 'r:' .. ARGV[1]
 if redis.call('hexists', KEYS[1], field) == 0 then
@@ -23,5 +25,5 @@ if redis.call('hexists', KEYS[1], 'writer') == 1 then
   return 0
 end
 redis.call('del', KEYS[1], KEYS[2])
-redis.call(ARGV[3] == '1' and 'spublish' or 'publish', KEYS[3], 'released')
+redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[4], 'released')
 return 0

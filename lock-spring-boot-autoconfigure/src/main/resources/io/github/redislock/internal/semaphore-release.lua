@@ -1,7 +1,9 @@
 -- Releases a permit of a semaphore (see semaphore-acquire.lua) and tells its waiters.
--- KEYS[1] the semaphore, KEYS[2] its release channel
+-- KEYS[1] the semaphore
 -- ARGV[1] owner, ARGV[2] 1 to announce with SPUBLISH (sharded pub/sub), else PUBLISH, ARGV[3] milliseconds the permit must stay taken
--- (holdAtLeast), 0 for none: then it is kept for nobody until that has passed
+-- (holdAtLeast), 0 for none: then it is kept for nobody until that has passed, ARGV[4] its release channel
+-- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
+-- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns, as every release script (see LockReply): 0 when the permit was given back (or is kept for
 -- nobody), -1 when this owner holds none here (its lease ran out, or the semaphore was force-released).
 if redis.replicate_commands then
@@ -30,5 +32,5 @@ if keep > 0 then
 end
 -- one permit is free: the waiter asleep longest of each client asks again (an empty set is gone with its
 -- last member)
-redis.call(ARGV[2] == '1' and 'spublish' or 'publish', KEYS[2], 'released')
+redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[4], 'released')
 return 0

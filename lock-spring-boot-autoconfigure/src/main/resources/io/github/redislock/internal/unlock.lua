@@ -1,12 +1,15 @@
 -- Releases one hold of a lock; frees it, and tells waiters, when the last hold goes.
--- KEYS[1] the lock hash, KEYS[2] the lock's release channel
+-- KEYS[1] the lock hash
 -- ARGV[1] owner, ARGV[2] 1 to announce with SPUBLISH (sharded pub/sub on a Redis Cluster), else PUBLISH, ARGV[3] the holds this owner believes it has,
 -- ARGV[4] milliseconds the lock must stay taken after the last hold (holdAtLeast), 0 for none,
 -- ARGV[5] when waiters of another client are counted on the lock (see lock.lua), milliseconds the freed
 -- lock stays reserved for the other clients, 0 to free it for anybody,
 -- ARGV[6] 1 when the releasing client wakes its own waiters itself: the release is then announced
 -- only when a waiter of another client marked the lock (a waiter marks it before it sleeps, see
--- lock.lua), which spares a PUBLISH (sent to every node of a Redis Cluster unless sharded) when nobody waits
+-- lock.lua), which spares a PUBLISH (sent to every node of a Redis Cluster unless sharded) when nobody waits,
+-- ARGV[7] the lock's release channel
+-- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
+-- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
 -- holds no lock here (its lease ran out, or the lock was force-unlocked).
 -- one read for both fields the release looks at: the owner's, and whether another client waits
@@ -41,6 +44,6 @@ else
   redis.call('del', KEYS[1])
 end
 if ARGV[6] ~= '1' or fields[2] then
-  redis.call(ARGV[2] == '1' and 'spublish' or 'publish', KEYS[2], 'released')
+  redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[7], 'released')
 end
 return 0

@@ -1,9 +1,11 @@
 -- Releases one write hold of a read/write lock (see read-lock.lua).
--- KEYS[1] the lock hash, KEYS[2] the readers' lease ends, KEYS[3] the channel readers wait on, KEYS[4] the
--- channel writers wait on
+-- KEYS[1] the lock hash, KEYS[2] the readers' lease ends
 -- ARGV[1] owner, ARGV[2] the write holds this owner believes it has, ARGV[3] 1 to announce with SPUBLISH
 -- (sharded pub/sub), else PUBLISH, ARGV[4] how long the readers kept out while it wrote may come
--- in ahead of the writers waiting (ms): so that a stream of writers cannot starve them
+-- in ahead of the writers waiting (ms): so that a stream of writers cannot starve them, ARGV[5] the
+-- channel readers wait on, ARGV[6] the channel writers wait on
+-- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
+-- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when this owner no longer writes, -1 when it held no write hold here.
 if redis.replicate_commands then
   -- Redis before 7 replicates scripts verbatim unless told: TIME (below) would forbid the writes
@@ -33,6 +35,6 @@ elseif redis.call('hexists', KEYS[1], 'rn') == 0 then
   redis.call('del', KEYS[1], KEYS[2])
 end
 -- with readers left (the writer downgraded), other readers may join them now
-redis.call(ARGV[3] == '1' and 'spublish' or 'publish', KEYS[3], 'released')
-redis.call(ARGV[3] == '1' and 'spublish' or 'publish', KEYS[4], 'released')
+redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[5], 'released')
+redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[6], 'released')
 return 0

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -115,8 +116,48 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 		return this.calls.within(what + " (opening the sharded pub/sub connection)", connection(), deadline)
 			.thenCompose((connection) -> {
 				sending.run();
-				return this.calls.within(what, connection.async().ssubscribe(wanted.bytes), deadline);
+				if (deadline - System.nanoTime() <= TimeUnit.MILLISECONDS.toNanos(2 * UNHEARD_MILLIS)) {
+					return this.calls.within(what, connection.async().ssubscribe(wanted.bytes), deadline);
+				}
+				// An SSUBSCRIBE for a node whose connection Lettuce reconnects on its
+				// own schedule (up to 30 s apart after a long outage) would wait there:
+				// unanswered within a second, the connection is replaced and the
+				// subscription sent again on the new one, within the caller's time
+				return connection.async()
+					.ssubscribe(wanted.bytes)
+					.toCompletableFuture()
+					.orTimeout(UNHEARD_MILLIS, TimeUnit.MILLISECONDS)
+					.handle((confirmed, failure) -> {
+						if (failure == null) {
+							return CompletableFuture.<Void>completedFuture(null);
+						}
+						if (RedisCalls.unwrap(failure) instanceof TimeoutException) {
+							replace(connection);
+							return subscribe(what, channel, deadline, () -> {
+							});
+						}
+						return this.calls.within(what, CompletableFuture.<Void>failedFuture(failure), deadline);
+					})
+					.thenCompose((next) -> next);
 			});
+	}
+
+	/**
+	 * Replaces a connection that does not deliver: a new one connects at once, to the
+	 * nodes the topology names now, and every channel wanted is subscribed again on it.
+	 */
+	private void replace(StatefulRedisClusterPubSubConnection<byte[], byte[]> stale) {
+		synchronized (this) {
+			if (this.closed || openConnection() != stale) {
+				// replaced already
+				return;
+			}
+			logger.debug("The sharded pub/sub connection did not answer within " + UNHEARD_MILLIS
+					+ " ms; opening a new one");
+			this.connection = connect();
+		}
+		stale.closeAsync();
+		this.wanted.values().forEach(this::lost);
 	}
 
 	@Override
@@ -227,8 +268,13 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 		}
 		CompletableFuture<Void> sent = connection.async().ssubscribe(wanted.bytes).toCompletableFuture();
 		// a command queued for a node that is gone would otherwise hold the next ones
-		// back
-		wanted.resubscribing = sent.orTimeout(UNHEARD_MILLIS, TimeUnit.MILLISECONDS);
+		// back; unanswered, the connection is replaced (see subscribe)
+		wanted.resubscribing = sent.orTimeout(UNHEARD_MILLIS, TimeUnit.MILLISECONDS)
+			.whenComplete((confirmed, failure) -> {
+				if (failure != null && RedisCalls.unwrap(failure) instanceof TimeoutException) {
+					replace(connection);
+				}
+			});
 	}
 
 	@Override

@@ -62,6 +62,11 @@ final class CommandConnection {
 	// the attempts under way, if any; every caller waiting for a connection shares them
 	private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connecting;
 
+	// the factory's client those attempts use: a factory stopped and started again (a
+	// restarted context) has a new one, and an attempt on the old may hang until its
+	// connect timeout
+	private @Nullable AbstractRedisClient connectingClient;
+
 	// until when (System.nanoTime()) some caller waits for the attempts under way
 	private long wantedUntil;
 
@@ -126,7 +131,9 @@ final class CommandConnection {
 		if (this.closed) {
 			return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
 		}
-		if (this.connecting == null || this.connecting.isDone()) {
+		AbstractRedisClient client = currentClient();
+		if (this.connecting == null || this.connecting.isDone() || client != this.connectingClient) {
+			this.connectingClient = client;
 			this.wantedUntil = deadline;
 			CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connecting = new CompletableFuture<>();
 			Thread connector = new Thread(() -> connect(connecting), "redis-lock-connect");
@@ -211,6 +218,16 @@ final class CommandConnection {
 				// the last attempt at the last caller's deadline
 				LockSupport.parkNanos(Math.min(wantedNanos, TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS)));
 			}
+		}
+	}
+
+	// the factory's client now, or null while the factory is stopped
+	private @Nullable AbstractRedisClient currentClient() {
+		try {
+			return this.connectionFactory.getNativeClient();
+		}
+		catch (IllegalStateException stopped) {
+			return null;
 		}
 	}
 

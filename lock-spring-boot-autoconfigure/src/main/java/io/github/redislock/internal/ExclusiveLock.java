@@ -71,9 +71,9 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
 		return RedisCalls
-			.<Long>publishing(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeysAndChannelBytes(), 1,
-					holder.argument(), RedisCalls.number(tokens), publish.argument(), lease.argument(),
-					RedisCalls.number(yieldMillis), flag(giveUp))
+			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
+					RedisCalls.number(tokens), publish.argument(), lease.argument(), RedisCalls.number(yieldMillis),
+					flag(giveUp), keys.channelBytes())
 			.thenApply((reply) -> {
 				long value = (reply != null) ? reply : -1;
 				if (value > 0) {
@@ -87,9 +87,9 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockAndChannelBytes(), 1, owner.argument(),
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
 					publish.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
-					RedisCalls.number(yieldMillis), flag(othersOnly))
+					RedisCalls.number(yieldMillis), flag(othersOnly), keys.channelBytes())
 			.thenApply(LockReply::released);
 	}
 

@@ -1,6 +1,5 @@
 package io.github.redislock.internal;
 
-import java.util.Arrays;
 import java.util.List;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
@@ -37,10 +36,6 @@ final class LockKeys {
 
 	private final byte[] channelBytes;
 
-	private final byte[][] lockAndChannelBytes;
-
-	private final byte[][] scriptKeysAndChannelBytes;
-
 	/**
 	 * @param name the lock's name
 	 * @param lockKey the hash holding owners and hold counts
@@ -64,9 +59,6 @@ final class LockKeys {
 		}
 		this.lockKeyBytes = new byte[][] { RedisCalls.bytes(lockKey) };
 		this.channelBytes = RedisCalls.bytes(channel);
-		this.lockAndChannelBytes = new byte[][] { this.lockKeyBytes[0], this.channelBytes };
-		this.scriptKeysAndChannelBytes = Arrays.copyOf(this.scriptKeyBytes, this.scriptKeyBytes.length + 1);
-		this.scriptKeysAndChannelBytes[this.scriptKeyBytes.length] = this.channelBytes;
 	}
 
 	/**
@@ -152,21 +144,12 @@ final class LockKeys {
 	}
 
 	/**
-	 * The lock key and {@link #channel()}, encoded, for a script that frees the lock and
-	 * announces it: the channel goes to its arguments (see
-	 * {@link RedisCalls#publishing}); not to be changed.
+	 * {@link #channel()} encoded, the last argument of a script that announces a release
+	 * (a channel is an argument, never a key: see {@link RedisCalls#publishing}); not to
+	 * be changed.
 	 */
-	byte[][] lockAndChannelBytes() {
-		return this.lockAndChannelBytes;
-	}
-
-	/**
-	 * {@link #scriptKeyBytes()} and then {@link #channel()}: for a script that touches
-	 * the acquire script's keys and may announce a release (see
-	 * {@link RedisCalls#publishing}); not to be changed.
-	 */
-	byte[][] scriptKeysAndChannelBytes() {
-		return this.scriptKeysAndChannelBytes;
+	byte[] channelBytes() {
+		return this.channelBytes;
 	}
 
 	/**

@@ -3,7 +3,6 @@ package io.github.redislock.internal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -486,26 +485,13 @@ final class RedisCalls {
 	}
 
 	/**
-	 * Runs a script that publishes, given its keys followed by its channels as
-	 * {@link LockKeys} and the kinds keep them: the channels go to the end of the
-	 * arguments, not into the keys. A channel is never a key, and while a Redis Cluster
-	 * slot migrates, a script that declares keys of which some exist and some do not is
-	 * refused with {@code TRYAGAIN}: declared channels would refuse every release for the
-	 * whole migration.
+	 * Runs a script that publishes, given its keys followed by its channels: the channels
+	 * go to the end of the arguments, not into the keys. A channel is never a key, and
+	 * while a Redis Cluster slot migrates, a script that declares keys of which some
+	 * exist and some do not is refused with {@code TRYAGAIN}: declared channels would
+	 * refuse every release for the whole migration. (The hot path's scripts take
+	 * {@link LockKeys#channelBytes()} as their last argument directly.)
 	 * @param channels how many of the last {@code keysAndChannels} are channels
-	 */
-	static <T> CompletionStage<T> publishing(RedisClusterAsyncCommands<byte[], byte[]> redis, RedisScript<?> script,
-			ScriptOutputType type, byte[][] keysAndChannels, int channels, byte[]... args) {
-		int keys = keysAndChannels.length - channels;
-		byte[][] all = Arrays.copyOf(args, args.length + channels);
-		System.arraycopy(keysAndChannels, keys, all, args.length, channels);
-		return script(redis, script, type, Arrays.copyOf(keysAndChannels, keys), all);
-	}
-
-	/**
-	 * Runs a script that publishes as {@link #publishing(RedisClusterAsyncCommands,
-	 * RedisScript, ScriptOutputType, byte[][], int, byte[]...)} does, with keys and
-	 * arguments as text.
 	 */
 	static <T> CompletionStage<T> publishing(RedisClusterAsyncCommands<byte[], byte[]> redis, RedisScript<?> script,
 			ScriptOutputType type, List<String> keysAndChannels, int channels, String... args) {

@@ -115,8 +115,8 @@ final class SemaphoreLock implements LockKind.KeepsForNobody {
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
 		return RedisCalls
-			.<Long>publishing(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockAndChannelBytes(), 1, owner.argument(),
-					publish.argument(), RedisCalls.number(keepMillis))
+			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
+					publish.argument(), RedisCalls.number(keepMillis), keys.channelBytes())
 			.thenApply(LockReply::released);
 	}
 

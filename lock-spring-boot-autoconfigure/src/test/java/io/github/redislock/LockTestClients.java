@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.github.redislock.internal.LockInspector;
+import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
 import io.github.redislock.testsupport.RedisServers;
 import io.lettuce.core.event.command.CommandListener;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -85,6 +87,27 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		RedisLockClient client = builder.build();
 		this.resources.add(0, client);
 		return connected(client);
+	}
+
+	/**
+	 * A client whose every connection goes through the proxy, so that the test can cut,
+	 * stall or black-hole them; closed with the others. Handed out once a call has got
+	 * through the proxy.
+	 * @param proxy the proxy, passing traffic when this is called
+	 * @param commandTimeout the client's lock command timeout and its factory's
+	 * @param customizer adds to the builder's settings
+	 */
+	RedisLockClient through(FaultProxy proxy, Duration commandTimeout, Consumer<RedisLockClient.Builder> customizer) {
+		LettuceConnectionFactory factory = RedisServers
+			.connectionFactory(new RedisStandaloneConfiguration(proxy.host(), proxy.port()), commandTimeout);
+		this.resources.add(0, factory::destroy);
+		RedisLockClient.Builder builder = RedisLockClient.builder(factory)
+			.commandTimeout(commandTimeout)
+			.watchdogTimeout(TEST_WATCHDOG_TIMEOUT);
+		customizer.accept(builder);
+		RedisLockClient client = builder.build();
+		this.resources.add(0, client);
+		return awaitConnected(client);
 	}
 
 	// A client starts connecting when it is built, and a call that finds it still

@@ -1,19 +1,25 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -31,6 +37,8 @@ class RedisFailureTests {
 	final LockTestClients clients = new LockTestClients(redis);
 
 	private RedisLockClient client;
+
+	private final List<FaultProxy> proxies = new ArrayList<>();
 
 	@BeforeEach
 	void createClient() {
@@ -60,6 +68,59 @@ class RedisFailureTests {
 		assertThat(lock.getHoldCount()).isEqualTo(1);
 		lock.unlock();
 		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void aReleaseSentAgainToARestartedRedisReportsTheLostHold() throws Exception {
+		FaultProxy proxy = startProxy();
+		List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+		RedisLockClient client = this.clients.through(proxy, COMMAND_TIMEOUT,
+				(builder) -> builder.watchdogTimeout(Duration.ofSeconds(30)).leaseLostListener(lost::add));
+		LockHandle handle = client.acquire(LockTestClients.uniqueName(), Duration.ZERO, null);
+		// the release is held by the network while Redis restarts and forgets the lock;
+		// the cut makes Lettuce reconnect and send it again, to the new server
+		proxy.blackHole();
+		CompletableFuture<Throwable> release = CompletableFuture.supplyAsync(() -> catchThrowable(handle::release),
+				TestThreads.perTask());
+		redis.server().restart();
+		proxy.cut();
+		proxy.heal();
+		assertThat(release.get(30, TimeUnit.SECONDS)).isInstanceOf(LeaseExpiredException.class);
+	}
+
+	@Test
+	void aReleaseThatRanAndWasSentAgainAfterACutIsARelease() throws Exception {
+		FaultProxy proxy = startProxy();
+		List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+		RedisLockClient client = this.clients.through(proxy, COMMAND_TIMEOUT,
+				(builder) -> builder.watchdogTimeout(Duration.ofSeconds(30)).leaseLostListener(lost::add));
+		String name = LockTestClients.uniqueName();
+		LockHandle handle = client.acquire(name, Duration.ZERO, null);
+		// Redis runs the release; its reply is held up on the way back and lost with the
+		// connection: Lettuce reconnects and sends the release again, to the same server
+		proxy.latency(COMMAND_TIMEOUT.dividedBy(4));
+		CompletableFuture<Throwable> release = CompletableFuture.supplyAsync(() -> catchThrowable(handle::release),
+				TestThreads.perTask());
+		await().pollInterval(Duration.ofMillis(5))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> redis.command("EXISTS", "lock:{" + name + "}").equals("0"));
+		proxy.cut();
+		proxy.heal();
+		assertThat(release.get(30, TimeUnit.SECONDS)).isNull();
+		assertThat(lost).as("leases reported lost").isEmpty();
+		assertThat(handle.isHeld()).isFalse();
+	}
+
+	private FaultProxy startProxy() {
+		FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port());
+		this.proxies.add(proxy);
+		return proxy;
+	}
+
+	@AfterEach
+	void closeProxies() {
+		this.clients.close();
+		this.proxies.forEach(FaultProxy::close);
 	}
 
 	@Test

@@ -2,6 +2,8 @@ package io.github.redislock.internal;
 
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -77,6 +79,15 @@ final class CommandConnection {
 
 	private volatile @Nullable Throwable lostBecause;
 
+	// the server instance each connection, and each of Lettuce's reconnects, reached,
+	// newest first (a few kept): whether a command Lettuce sent again went to the server
+	// that may have run it already (see #resentToTheSameServer)
+	private final Deque<Reached> reached = new ArrayDeque<>();
+
+	private static final int REACHED_KEPT = 4;
+
+	private static final CompletableFuture<Boolean> NOT_RESENT = CompletableFuture.completedFuture(false);
+
 	private final RedisConnectionStateListener states = new RedisConnectionStateListener() {
 
 		@Override
@@ -91,6 +102,10 @@ final class CommandConnection {
 
 		@Override
 		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+			Open open = CommandConnection.this.current;
+			if (open != null && open.connection() == connection) {
+				reached(open.commands());
+			}
 			reconnected(connection);
 		}
 
@@ -160,6 +175,62 @@ final class CommandConnection {
 		}
 		Throwable cause = this.lostBecause;
 		return (cause != null) ? ConnectionFailures.reason(cause) : "connection closed";
+	}
+
+	/**
+	 * Whether a command sent at the given time, whose connection went down before its
+	 * answer came, was answered by the same server instance it was first sent to. Lettuce
+	 * sends such a command again once it has reconnected, and Redis may have run it the
+	 * first time: a release then finds its own lock gone. Over the same instance (same
+	 * {@code run_id}) that is its own doing; over another (a restart, a failover) the
+	 * lock went with the data. Completes {@code false} when the connection stayed up,
+	 * when the instance changed, and when it cannot be told (no {@code INFO} allowed by
+	 * the user's ACL, no answer, a Cluster connection, more reconnects than are kept).
+	 * @param sentAt a {@link System#nanoTime()} from before the command was sent
+	 */
+	CompletableFuture<Boolean> resentToTheSameServer(long sentAt) {
+		if (lostSince(sentAt) == null) {
+			return NOT_RESENT;
+		}
+		Reached then = null;
+		Reached now;
+		synchronized (this.reached) {
+			now = this.reached.peekFirst();
+			for (Reached each : this.reached) {
+				if (each.at() - sentAt <= 0) {
+					then = each;
+					break;
+				}
+			}
+		}
+		if (then == null || now == null || then == now) {
+			return NOT_RESENT;
+		}
+		return then.server().thenCombine(now.server(), (before, after) -> before != null && before.equals(after));
+	}
+
+	// asks, without waiting, which server instance the connection reached
+	private void reached(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+		CompletableFuture<@Nullable String> server = commands.info("server")
+			.toCompletableFuture()
+			.handle((info, failure) -> (failure == null) ? runId(info) : null);
+		synchronized (this.reached) {
+			this.reached.addFirst(new Reached(System.nanoTime(), server));
+			while (this.reached.size() > REACHED_KEPT) {
+				this.reached.removeLast();
+			}
+		}
+	}
+
+	private static @Nullable String runId(@Nullable String info) {
+		if (info != null) {
+			for (String line : info.split("\r?\n")) {
+				if (line.startsWith("run_id:")) {
+					return line.substring("run_id:".length()).trim();
+				}
+			}
+		}
+		return null;
 	}
 
 	// Lettuce reconnected the current connection on its own (a short outage: its first
@@ -266,11 +337,13 @@ final class CommandConnection {
 		if (client instanceof RedisClient standalone) {
 			StatefulRedisConnection<byte[], byte[]> connection = standalone.connect(ByteArrayCodec.INSTANCE);
 			connection.setTimeout(this.commandTimeout);
+			Open open = new Open(connection, connection.async());
 			if (connection instanceof RedisChannelHandler<?, ?> handler) {
 				this.lostBecause = null;
 				handler.addListener(this.states);
+				reached(open.commands());
 			}
-			return new Open(connection, connection.async());
+			return open;
 		}
 		throw new UnsupportedClientException("Not a Lettuce RedisClient or RedisClusterClient: " + client);
 	}
@@ -305,6 +378,13 @@ final class CommandConnection {
 
 	private record Open(StatefulConnection<byte[], byte[]> connection,
 			RedisClusterAsyncCommands<byte[], byte[]> commands) {
+	}
+
+	/**
+	 * A connection reached a server at a time ({@link System#nanoTime()}): its run_id,
+	 * once told.
+	 */
+	private record Reached(long at, CompletableFuture<@Nullable String> server) {
 	}
 
 	private static final class UnsupportedClientException extends IllegalStateException {

@@ -139,7 +139,11 @@ final class LockCommands {
 		long sentAt = System.nanoTime();
 		LockReply reply = this.calls.call(() -> describe("release", keys), (redis) -> announcing((mode) -> keys.kind()
 			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, mode)));
-		return ranBeforeItWasResent(reply, sentAt);
+		if (reply != LockReply.NOT_HELD) {
+			return reply;
+		}
+		return this.calls.await(describe("release", keys), ranBeforeItWasResent(reply, sentAt),
+				this.calls.deadline(RedisCalls.NO_LIMIT));
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
@@ -150,18 +154,20 @@ final class LockCommands {
 			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
 					(redis) -> announcing((mode) -> keys.kind()
 						.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, mode)))
-			.thenApply((reply) -> ranBeforeItWasResent(reply, sentAt));
+			.thenCompose((reply) -> (reply != LockReply.NOT_HELD) ? CompletableFuture.completedFuture(reply)
+					: ranBeforeItWasResent(reply, sentAt));
 	}
 
 	// Lettuce sends a command again on the connection it reconnected when the connection
 	// was lost before the answer came: a release that Redis had run then runs twice, and
 	// the second finds the owner gone ("not held"), though it was this release that freed
-	// the lock, not a lease that ran out. So "not held" over a connection lost meanwhile
-	// is a release. What it would misread is a lease that ran out, or a force-unlock,
-	// while that very release was on its way; the watchdog and the fencing token still
-	// tell of those.
-	private LockReply ranBeforeItWasResent(LockReply reply, long sentAt) {
-		return (reply == LockReply.NOT_HELD && this.calls.connectionLostSince(sentAt)) ? LockReply.released(0L) : reply;
+	// the lock, not a lease that ran out. So "not held" from the very server instance the
+	// release first went to, over a connection lost meanwhile, is a release; from another
+	// instance (Redis restarted without the lock, a replica promoted) it is a lost lock.
+	// What it would misread is a lease that ran out, or a force-unlock, while that very
+	// release was on its way; the watchdog and the fencing token still tell of those.
+	private CompletableFuture<LockReply> ranBeforeItWasResent(LockReply reply, long sentAt) {
+		return this.calls.resentToTheSameServer(sentAt).thenApply((resent) -> resent ? LockReply.released(0L) : reply);
 	}
 
 	/**

@@ -99,12 +99,12 @@ final class RedisCalls {
 	}
 
 	/**
-	 * Whether the client's own connection went down since the given time
-	 * ({@link System#nanoTime()}): a command sent before then may have been sent twice,
-	 * as Lettuce sends again what got no answer when it reconnects.
+	 * Whether a command sent at the given time ({@link System#nanoTime()}) was sent
+	 * again, after its connection was lost, to the same server instance: it may have run
+	 * twice (see {@link CommandConnection#resentToTheSameServer}).
 	 */
-	boolean connectionLostSince(long since) {
-		return this.own != null && this.own.lostSince(since) != null;
+	CompletableFuture<Boolean> resentToTheSameServer(long sentAt) {
+		return (this.own != null) ? this.own.resentToTheSameServer(sentAt) : CompletableFuture.completedFuture(false);
 	}
 
 	long timeoutMillis() {

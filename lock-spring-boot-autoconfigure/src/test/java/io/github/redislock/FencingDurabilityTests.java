@@ -3,8 +3,6 @@ package io.github.redislock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.redislock.internal.LockType;
@@ -15,8 +13,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 
@@ -27,10 +23,10 @@ import static org.awaitility.Awaitility.await;
  * A name's fencing tokens strictly increase across the events that lose or roll back
  * Redis's memory of earlier ones: a restart without persistence, {@code FLUSHALL}, the
  * eviction of the slot's counter, and a replica promoted after it missed acquisitions.
- * Every kind that issues tokens runs each test, on real {@code redis-server} processes.
- * The tokens follow the server's clock in microseconds (a hybrid logical clock, see
- * docs/design/fencing-and-sharded-pubsub.md); on one host the clocks of old and new
- * servers are the same clock, so the one assumption left always holds here.
+ * Every kind that issues tokens is tried in each test, on real {@code redis-server}
+ * processes. The tokens follow the server's clock in microseconds (a hybrid logical
+ * clock, see docs/design/fencing-and-sharded-pubsub.md); on one host the clocks of old
+ * and new servers are the same clock, so the one assumption left always holds here.
  */
 class FencingDurabilityTests {
 
@@ -56,82 +52,75 @@ class FencingDurabilityTests {
 		redis.command("CONFIG", "SET", "maxmemory-policy", "noeviction");
 	}
 
-	@ParameterizedTest
-	@EnumSource(LockType.class)
-	void tokensIncreaseAcrossARestartWithoutPersistenceForTheSameAndANewClient(LockType type) {
+	@Test
+	void tokensIncreaseAcrossARestartWithoutPersistenceForTheSameAndANewClient() {
 		RedisLockClient client = this.clients.newClient();
 		String name = LockTestClients.uniqueName();
-		Tokens before = Tokens.take(client, type, name, ACQUISITIONS);
+		EveryKind before = EveryKind.take(client, name);
 		assertThat(Long.parseLong(redis.command("DBSIZE"))).as("the slot's counter is kept").isPositive();
 		redis.server().restartWithoutData();
 		assertThat(redis.command("DBSIZE")).as("the restarted server is empty").isEqualTo("0");
 		// the same client reconnects on its first call after the restart
 		long first = await().atMost(TestTimeouts.COMMAND_TIMEOUT)
 			.ignoreExceptions()
-			.until(() -> Tokens.takeOne(client, type, name), (token) -> true);
-		Tokens sameClient = Tokens.take(client, type, name, ACQUISITIONS);
-		Tokens newClient = Tokens.take(this.clients.newClient(), type, name, ACQUISITIONS);
+			.until(() -> Tokens.takeOne(client, LockType.EXCLUSIVE, name), (token) -> true);
 		assertThat(first).isGreaterThan(before.last());
-		sameClient.assertAbove(first);
-		newClient.assertAbove(sameClient.last());
+		EveryKind sameClient = EveryKind.take(client, name).assertAbove(first);
+		EveryKind newClient = EveryKind.take(this.clients.newClient(), name).assertAbove(sameClient.last());
 		assertThat(counter(redis.server())).as("the counter is the last token issued").isEqualTo(newClient.last());
 	}
 
-	@ParameterizedTest
-	@EnumSource(LockType.class)
-	void tokensIncreaseAcrossFlushall(LockType type) {
+	@Test
+	void tokensIncreaseAcrossFlushall() {
 		RedisLockClient client = this.clients.newClient();
 		String name = LockTestClients.uniqueName();
-		Tokens before = Tokens.take(client, type, name, ACQUISITIONS);
+		EveryKind before = EveryKind.take(client, name);
 		redis.command("FLUSHALL");
-		Tokens sameClient = Tokens.take(client, type, name, ACQUISITIONS);
-		Tokens newClient = Tokens.take(this.clients.newClient(), type, name, ACQUISITIONS);
-		sameClient.assertAbove(before.last());
-		newClient.assertAbove(sameClient.last());
+		EveryKind sameClient = EveryKind.take(client, name).assertAbove(before.last());
+		EveryKind.take(this.clients.newClient(), name).assertAbove(sameClient.last());
 	}
 
-	@ParameterizedTest
-	@EnumSource(LockType.class)
-	void tokensIncreaseAfterTheCounterIsEvictedUnderAllkeysLru(LockType type) {
+	@Test
+	void tokensIncreaseAfterTheCounterIsEvictedUnderAllkeysLru() {
 		RedisLockClient client = this.clients.newClient();
 		String name = LockTestClients.uniqueName();
-		Tokens before = Tokens.take(client, type, name, ACQUISITIONS);
+		EveryKind before = EveryKind.take(client, name);
 		String counter = counterKey(redis.server());
 		MemoryPressure.limit(redis.server(), "allkeys-lru");
 		MemoryPressure.fillUntil(redis.server(), () -> "0".equals(redis.command("EXISTS", counter)));
 		assertThat(MemoryPressure.evictedKeys(redis.server())).isPositive();
 		MemoryPressure.lift(redis.server());
-		Tokens after = Tokens.take(client, type, name, ACQUISITIONS);
-		after.assertAbove(before.last());
+		EveryKind.take(client, name).assertAbove(before.last());
 	}
 
-	@ParameterizedTest
-	@EnumSource(LockType.class)
-	void theCounterHasNoExpiryAndOutlivesTheLocksUnderVolatileLru(LockType type) {
+	@Test
+	void theCounterHasNoExpiryAndOutlivesTheLocksUnderVolatileLru() {
 		RedisLockClient client = this.clients.newClient();
 		String name = LockTestClients.uniqueName();
-		Tokens before = Tokens.take(client, type, name, ACQUISITIONS);
+		EveryKind.take(client, name);
 		String counter = counterKey(redis.server());
 		assertThat(redis.command("PTTL", counter)).as("no expiry: volatile policies never evict it").isEqualTo("-1");
-		// a holder's keys have an expiry: they go (the holder's client is left to learn
-		// of
-		// it), the counter stays
-		LockHandle held = type.tryAcquire(this.clients.newClient(), name, Duration.ofSeconds(10), null).orElseThrow();
+		// holders' keys have an expiry: they go (their client is left to learn of it),
+		// the counter stays
+		RedisLockClient holders = this.clients.newClient();
+		List<LockHandle> held = new ArrayList<>();
+		for (LockType type : List.of(LockType.EXCLUSIVE, LockType.READ, LockType.FAIR, LockType.SEMAPHORE)) {
+			held.add(type.tryAcquire(holders, name, Duration.ofSeconds(10), null).orElseThrow());
+		}
+		long highest = held.stream().mapToLong(LockHandle::fencingToken).max().orElseThrow();
 		MemoryPressure.limit(redis.server(), "volatile-lru");
 		MemoryPressure.fillUntil(redis.server(), () -> redis.command("KEYS", "*{" + name + "}*").isBlank());
 		assertThat(MemoryPressure.evictedKeys(redis.server())).isPositive();
 		assertThat(redis.command("EXISTS", counter)).isEqualTo("1");
-		assertThat(counter(redis.server())).isGreaterThanOrEqualTo(held.fencingToken());
+		assertThat(counter(redis.server())).isGreaterThanOrEqualTo(highest);
 		MemoryPressure.lift(redis.server());
-		Tokens.take(client, type, name, ACQUISITIONS).assertAbove(held.fencingToken());
+		EveryKind.take(client, name).assertAbove(highest);
 	}
 
-	@ParameterizedTest
-	@EnumSource(LockType.class)
-	void tokensIncreaseAfterAReplicaThatMissedAcquisitionsIsPromotedByHand(LockType type) throws Exception {
+	@Test
+	void tokensIncreaseAfterAReplicaThatMissedAcquisitionsIsPromotedByHand() throws Exception {
 		// a replica's first sync starts at once, not after the 5 s Redis 7 waits by
-		// default
-		// for more replicas to share a diskless transfer
+		// default for more replicas to share a diskless transfer
 		try (RedisServer primary = RedisServers.start("--repl-diskless-sync-delay", "0");
 				RedisServer replica = RedisServers.start("--replicaof", primary.host(),
 						Integer.toString(primary.port()));
@@ -143,22 +132,45 @@ class FencingDurabilityTests {
 				.until(() -> replica.command("INFO", "replication").contains("master_link_status:up"));
 			RedisLockClient onPrimary = LockTestClients.awaitConnected(primaryClients.newClient(defaults()));
 			String name = LockTestClients.uniqueName();
-			Tokens replicated = Tokens.take(onPrimary, type, name, ACQUISITIONS);
+			EveryKind replicated = EveryKind.take(onPrimary, name);
 			await().atMost(Duration.ofSeconds(10)).until(() -> counterOrZero(replica) == replicated.last());
 			replica.command("REPLICAOF", "NO", "ONE");
-			Tokens missed = Tokens.take(onPrimary, type, name, ACQUISITIONS);
-			missed.assertAbove(replicated.last());
+			EveryKind missed = EveryKind.take(onPrimary, name).assertAbove(replicated.last());
 			assertThat(counter(replica)).as("the promoted replica missed the last acquisitions")
 				.isEqualTo(replicated.last())
 				.isLessThan(missed.last());
 			RedisLockClient onReplica = LockTestClients.awaitConnected(replicaClients.newClient(defaults()));
-			Tokens promoted = Tokens.take(onReplica, type, name, ACQUISITIONS);
-			promoted.assertAbove(missed.last());
+			EveryKind promoted = EveryKind.take(onReplica, name).assertAbove(missed.last());
 			// the old primary, still taking acquisitions (a split brain), issues tokens
-			// from its
-			// own clock too
-			Tokens.take(onPrimary, type, name, ACQUISITIONS).assertAbove(promoted.last());
+			// from its own clock too
+			EveryKind.take(onPrimary, name).assertAbove(promoted.last());
 		}
+	}
+
+	/**
+	 * The tokens of every kind of one name, taken kind after kind: their keys share the
+	 * name's slot, so one counter issues them all, and each event is tried once for all.
+	 */
+	private record EveryKind(List<Tokens> runs) {
+
+		static EveryKind take(RedisLockClient client, String name) {
+			List<Tokens> runs = new ArrayList<>();
+			for (LockType type : LockType.values()) {
+				runs.add(Tokens.take(client, type, name, ACQUISITIONS));
+			}
+			return new EveryKind(runs);
+		}
+
+		/** The highest token taken. */
+		long last() {
+			return this.runs.stream().mapToLong(Tokens::last).max().orElseThrow();
+		}
+
+		EveryKind assertAbove(long earlier) {
+			this.runs.forEach((run) -> run.assertAbove(earlier));
+			return this;
+		}
+
 	}
 
 	@Test

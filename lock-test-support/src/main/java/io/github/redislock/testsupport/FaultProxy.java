@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -55,6 +56,8 @@ public final class FaultProxy implements AutoCloseable {
 	private volatile Mode mode = Mode.PASS;
 
 	private volatile long latencyNanos;
+
+	private final AtomicInteger held = new AtomicInteger();
 
 	private FaultProxy(String targetHost, int targetPort) throws IOException {
 		this.targetHost = targetHost;
@@ -121,6 +124,16 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
+	 * How many chunks of data, either way, the proxy has received and holds back (see
+	 * {@link #blackHole()}): a test waits for a command to have left its client, not
+	 * merely to have been handed to it.
+	 * @return the number of chunks held
+	 */
+	public int held() {
+		return this.held.get();
+	}
+
+	/**
 	 * Lets traffic through again, without latency. Connections cut before stay closed.
 	 */
 	public void heal() {
@@ -148,9 +161,17 @@ public final class FaultProxy implements AutoCloseable {
 					client.close();
 					continue;
 				}
-				Socket upstream = new Socket();
-				upstream.connect(new InetSocketAddress(this.targetHost, this.targetPort), 2000);
 				this.sockets.add(client);
+				Socket upstream = new Socket();
+				try {
+					upstream.connect(new InetSocketAddress(this.targetHost, this.targetPort), 2000);
+				}
+				catch (IOException ex) {
+					// the target refused (a restarting Redis): so does the proxy, rather
+					// than leave the client waiting on a connection nothing answers
+					closeQuietly(client);
+					continue;
+				}
 				this.sockets.add(upstream);
 				this.threads.execute(() -> pump(client, upstream));
 				this.threads.execute(() -> pump(upstream, client));
@@ -166,8 +187,12 @@ public final class FaultProxy implements AutoCloseable {
 		byte[] buffer = new byte[16 * 1024];
 		try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 			for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-				while (this.mode == Mode.BLACK_HOLE) {
-					LockSupport.parkNanos(1_000_000);
+				if (this.mode == Mode.BLACK_HOLE) {
+					this.held.incrementAndGet();
+					while (this.mode == Mode.BLACK_HOLE) {
+						LockSupport.parkNanos(1_000_000);
+					}
+					this.held.decrementAndGet();
 				}
 				if (this.mode == Mode.CUT) {
 					// a partition that ends in a cut delivers nothing of what it held,

@@ -33,6 +33,10 @@ class RedisFailureTests {
 
 	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+	// a fixed lease: no renewal on its way to open a new connection while a release waits
+	// for the old one to come back
+	private static final Duration LEASE = Duration.ofMinutes(1);
+
 	@RegisterExtension
 	final LockTestClients clients = new LockTestClients(redis);
 
@@ -74,9 +78,9 @@ class RedisFailureTests {
 	void aReleaseSentAgainToARestartedRedisReportsTheLostHold() throws Exception {
 		FaultProxy proxy = startProxy();
 		List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-		RedisLockClient client = this.clients.through(proxy, COMMAND_TIMEOUT,
+		RedisLockClient client = this.clients.through(proxy, TestTimeouts.COMMAND_TIMEOUT,
 				(builder) -> builder.watchdogTimeout(Duration.ofSeconds(30)).leaseLostListener(lost::add));
-		LockHandle handle = client.acquire(LockTestClients.uniqueName(), Duration.ZERO, null);
+		LockHandle handle = client.acquire(LockTestClients.uniqueName(), Duration.ZERO, LEASE);
 		// the release is held by the network while Redis restarts and forgets the lock;
 		// the cut makes Lettuce reconnect and send it again, to the new server
 		proxy.blackHole();
@@ -92,13 +96,13 @@ class RedisFailureTests {
 	void aReleaseThatRanAndWasSentAgainAfterACutIsARelease() throws Exception {
 		FaultProxy proxy = startProxy();
 		List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-		RedisLockClient client = this.clients.through(proxy, COMMAND_TIMEOUT,
+		RedisLockClient client = this.clients.through(proxy, TestTimeouts.COMMAND_TIMEOUT,
 				(builder) -> builder.watchdogTimeout(Duration.ofSeconds(30)).leaseLostListener(lost::add));
 		String name = LockTestClients.uniqueName();
-		LockHandle handle = client.acquire(name, Duration.ZERO, null);
+		LockHandle handle = client.acquire(name, Duration.ZERO, LEASE);
 		// Redis runs the release; its reply is held up on the way back and lost with the
 		// connection: Lettuce reconnects and sends the release again, to the same server
-		proxy.latency(COMMAND_TIMEOUT.dividedBy(4));
+		proxy.latency(Duration.ofMillis(500));
 		CompletableFuture<Throwable> release = CompletableFuture.supplyAsync(() -> catchThrowable(handle::release),
 				TestThreads.perTask());
 		await().pollInterval(Duration.ofMillis(5))

@@ -3,7 +3,9 @@ package io.github.redislock.internal;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -84,7 +86,7 @@ final class CommandConnection {
 	// that may have run it already (see #resentToTheSameServer)
 	private final Deque<Reached> reached = new ArrayDeque<>();
 
-	private static final int REACHED_KEPT = 4;
+	private static final int REACHED_KEPT = 8;
 
 	private static final CompletableFuture<Boolean> NOT_RESENT = CompletableFuture.completedFuture(false);
 
@@ -185,35 +187,60 @@ final class CommandConnection {
 	 * {@code run_id}) that is its own doing; over another (a restart, a failover) the
 	 * lock went with the data. Completes {@code false} when the connection stayed up,
 	 * when the instance changed, and when it cannot be told (no {@code INFO} allowed by
-	 * the user's ACL, no answer, a Cluster connection, more reconnects than are kept).
+	 * the user's ACL, no answer before or after, a Cluster connection, more reconnects
+	 * than are kept).
 	 * @param sentAt a {@link System#nanoTime()} from before the command was sent
 	 */
 	CompletableFuture<Boolean> resentToTheSameServer(long sentAt) {
 		if (lostSince(sentAt) == null) {
 			return NOT_RESENT;
 		}
-		Reached then = null;
+		List<Reached> before = new ArrayList<>();
 		Reached now;
 		synchronized (this.reached) {
 			now = this.reached.peekFirst();
 			for (Reached each : this.reached) {
 				if (each.at() - sentAt <= 0) {
-					then = each;
-					break;
+					before.add(each);
 				}
 			}
 		}
-		if (then == null || now == null || then == now) {
+		if (before.isEmpty() || now == null || before.get(0) == now) {
 			return NOT_RESENT;
 		}
-		return then.server().thenCombine(now.server(), (before, after) -> before != null && before.equals(after));
+		CompletableFuture<@Nullable String> after = now.server()
+			.thenCompose((id) -> (id != null) ? CompletableFuture.completedFuture(id) : askAgain());
+		return firstKnown(before, 0).thenCombine(after, (then, id) -> then != null && then.equals(id));
+	}
+
+	// The instance the connection reached when the command was sent: the newest known
+	// one before then. Connections cut again and again may have lost an answer to INFO;
+	// an instance known earlier is the same one if it answers after, since a restart
+	// makes a new run_id.
+	private static CompletableFuture<@Nullable String> firstKnown(List<Reached> reached, int from) {
+		if (from == reached.size()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return reached.get(from)
+			.server()
+			.thenCompose((id) -> (id != null) ? CompletableFuture.completedFuture(id) : firstKnown(reached, from + 1));
+	}
+
+	// the connection's INFO after its last reconnect got no answer: asked once more
+	private CompletableFuture<@Nullable String> askAgain() {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commandsIfOpen();
+		return (commands != null) ? serverOf(commands) : CompletableFuture.completedFuture(null);
+	}
+
+	private static CompletableFuture<@Nullable String> serverOf(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+		return commands.info("server")
+			.toCompletableFuture()
+			.handle((info, failure) -> (failure == null) ? runId(info) : null);
 	}
 
 	// asks, without waiting, which server instance the connection reached
 	private void reached(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-		CompletableFuture<@Nullable String> server = commands.info("server")
-			.toCompletableFuture()
-			.handle((info, failure) -> (failure == null) ? runId(info) : null);
+		CompletableFuture<@Nullable String> server = serverOf(commands);
 		synchronized (this.reached) {
 			this.reached.addFirst(new Reached(System.nanoTime(), server));
 			while (this.reached.size() > REACHED_KEPT) {

@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
@@ -607,7 +608,9 @@ final class RedisCalls {
 	// it did not
 	private RuntimeException translate(Supplier<String> what, Throwable failure) {
 		Throwable cause = unwrap(failure);
-		if (cause instanceof TimeoutException) {
+		// Lettuce's own expiry of the command is set to the same timeout: whichever of
+		// the two fires first, the caller reads the same
+		if (cause instanceof TimeoutException || cause instanceof RedisCommandTimeoutException) {
 			// the connection lost while the call waited says more than the wait's end
 			String lost = (this.own != null) ? this.own.lostSince(System.nanoTime() - this.timeoutNanos) : null;
 			return new LockOutcomeUnknownException("Could not " + what.get() + ": Redis at " + this.where

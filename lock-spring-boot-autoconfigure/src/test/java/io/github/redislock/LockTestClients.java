@@ -92,7 +92,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	/**
 	 * A client whose every connection goes through the proxy, so that the test can cut,
 	 * stall or black-hole them; closed with the others. Handed out once a call has got
-	 * through the proxy.
+	 * through the proxy. Its watchdog keeps the builder's default unless customized.
 	 * @param proxy the proxy, passing traffic when this is called
 	 * @param commandTimeout the client's lock command timeout and its factory's
 	 * @param customizer adds to the builder's settings
@@ -101,9 +101,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		LettuceConnectionFactory factory = RedisServers
 			.connectionFactory(new RedisStandaloneConfiguration(proxy.host(), proxy.port()), commandTimeout);
 		this.resources.add(0, factory::destroy);
-		RedisLockClient.Builder builder = RedisLockClient.builder(factory)
-			.commandTimeout(commandTimeout)
-			.watchdogTimeout(TEST_WATCHDOG_TIMEOUT);
+		RedisLockClient.Builder builder = RedisLockClient.builder(factory).commandTimeout(commandTimeout);
 		customizer.accept(builder);
 		RedisLockClient client = builder.build();
 		this.resources.add(0, client);

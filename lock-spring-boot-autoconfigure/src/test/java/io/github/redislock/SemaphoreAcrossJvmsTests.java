@@ -16,14 +16,11 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
-import io.github.redislock.testsupport.RedisServers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -285,16 +282,8 @@ class SemaphoreAcrossJvmsTests {
 	}
 
 	private RedisLockClient throughProxy(FaultProxy proxy, List<LeaseLostEvent> lost) {
-		LettuceConnectionFactory factory = RedisServers.connectionFactory(
-				new RedisStandaloneConfiguration(proxy.host(), proxy.port()), TestTimeouts.COMMAND_TIMEOUT);
-		RedisLockClient client = RedisLockClient.builder(factory)
-			.commandTimeout(TestTimeouts.COMMAND_TIMEOUT)
-			.watchdogTimeout(CUT_RUN_WATCHDOG)
-			.leaseLostListener(lost::add)
-			.build();
-		this.resources.push(factory::destroy);
-		this.resources.push(client);
-		return LockTestClients.awaitConnected(client);
+		return this.clients.through(proxy, TestTimeouts.COMMAND_TIMEOUT,
+				(builder) -> builder.watchdogTimeout(CUT_RUN_WATCHDOG).leaseLostListener(lost::add));
 	}
 
 	/**

@@ -14,7 +14,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
-import io.github.redislock.testsupport.RedisServers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +21,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -165,7 +163,8 @@ class SemaphoreFaultTests {
 	@Test
 	void anAcquisitionWhoseReplyIsCutOffKeepsNoPermit() throws Exception {
 		FaultProxy proxy = startProxy();
-		RedisLockClient client = faultyClient(proxied(proxy));
+		RedisLockClient client = faultyClient(proxy, (builder) -> {
+		});
 		String name = LockTestClients.uniqueName();
 		RedisSemaphore semaphore = client.getSemaphore(name, PERMITS);
 		// the script reaches Redis after the client gave up, and its reply takes as long
@@ -181,7 +180,8 @@ class SemaphoreFaultTests {
 	@Test
 	void aReleaseWhoseConnectionIsCutFreesThePermitWithinItsLease() throws Exception {
 		FaultProxy proxy = startProxy();
-		RedisLockClient client = faultyClient(proxied(proxy));
+		RedisLockClient client = faultyClient(proxy, (builder) -> {
+		});
 		String name = LockTestClients.uniqueName();
 		RedisSemaphore semaphore = client.getSemaphore(name, PERMITS);
 		LockHandle permit = semaphore.acquire(Duration.ZERO, LEASE);
@@ -201,7 +201,7 @@ class SemaphoreFaultTests {
 	void aReleaseThatRanAndWhoseConnectionWasCutBeforeItsReplyIsARelease() throws Exception {
 		FaultProxy proxy = startProxy();
 		List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
-		RedisLockClient client = faultyClient(proxied(proxy), (builder) -> builder.leaseLostListener(lost::add));
+		RedisLockClient client = faultyClient(proxy, (builder) -> builder.leaseLostListener(lost::add));
 		String name = LockTestClients.uniqueName();
 		LockHandle permit = client.getSemaphore(name, PERMITS).acquire(Duration.ZERO, LEASE);
 		// the release reaches Redis, which runs it; its reply is held up on the way back
@@ -223,7 +223,8 @@ class SemaphoreFaultTests {
 	@Test
 	void aWaiterWithdrawnWhileItsConnectionIsCutLeavesNothingBehind() throws Exception {
 		FaultProxy proxy = startProxy();
-		RedisLockClient client = faultyClient(proxied(proxy));
+		RedisLockClient client = faultyClient(proxy, (builder) -> {
+		});
 		String name = LockTestClients.uniqueName();
 		RedisSemaphore others = this.clients.newClient().getSemaphore(name, PERMITS);
 		List<LockHandle> held = List.of(others.acquire(Duration.ZERO, LEASE), others.acquire(Duration.ZERO, LEASE));
@@ -304,18 +305,22 @@ class SemaphoreFaultTests {
 		customizer.accept(builder);
 		RedisLockClient client = builder.build();
 		this.resources.push(client);
-		LockTestClients.awaitConnected(client);
+		return warmedUp(LockTestClients.awaitConnected(client));
+	}
+
+	private RedisLockClient faultyClient(FaultProxy proxy,
+			java.util.function.Consumer<RedisLockClient.Builder> customizer) {
+		return warmedUp(this.clients.through(proxy, COMMAND_TIMEOUT, customizer));
+	}
+
+	// its first permit loads the semaphore's scripts, before any fault
+	private static RedisLockClient warmedUp(RedisLockClient client) {
 		RedisSemaphore warmUp = client.getSemaphore(LockTestClients.uniqueName(), 1);
 		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
 			warmUp.acquire(Duration.ZERO, LEASE).release();
 			return true;
 		});
 		return client;
-	}
-
-	private LettuceConnectionFactory proxied(FaultProxy proxy) {
-		return RedisServers.connectionFactory(new RedisStandaloneConfiguration(proxy.host(), proxy.port()),
-				COMMAND_TIMEOUT);
 	}
 
 	private FaultProxy startProxy() {

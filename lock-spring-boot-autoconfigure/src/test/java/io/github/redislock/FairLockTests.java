@@ -34,13 +34,13 @@ class FairLockTests {
 		.getLog(FairLockTests.class);
 
 	/** Waiters that time out in {@link #manyWaitersThatTimeOutLeaveNoKeyBehind()}. */
-	private static final int TIMED_OUT_WAITERS = Integer.getInteger("redislock.test.fairWaiters", 2_000);
+	private static final int TIMED_OUT_WAITERS = Integer.getInteger("redislock.test.fairWaiters", 500);
 
 	/**
 	 * Waiters (asynchronous handles) of the killed process in
 	 * {@link #aKilledProcessesManyWaitersLeaveNoKeyBehind()}.
 	 */
-	private static final int KILLED_WAITERS = Integer.getInteger("redislock.test.killedFairWaiters", 500);
+	private static final int KILLED_WAITERS = Integer.getInteger("redislock.test.killedFairWaiters", 100);
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();

@@ -61,8 +61,10 @@ final class ScheduledJob implements MinimumHold {
 
 	/**
 	 * The share of the shortest fixed rate that a firing may come before or after this
-	 * instance's own last hold ends and wait for it: wide enough for a busy machine,
-	 * where the hold ended up to 90 ms after this instance reckoned (a 500 ms rate).
+	 * instance's own last hold ends and wait for it: far more than a round trip, which is
+	 * how late the hold ends normally. A release that a loaded machine stalls longer can
+	 * still cost a window: with a tenth or a quarter alike, 1 to 3 windows of 11 of an
+	 * instance alone at a window's edge, at load 20 on 2 cores.
 	 */
 	private static final int GRACE_PER_PERIOD = 4;
 

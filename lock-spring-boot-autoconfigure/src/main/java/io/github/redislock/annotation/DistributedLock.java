@@ -44,11 +44,13 @@ import java.lang.annotation.Target;
  * the lock runs each tick on one instance, with nothing to tune: it does not wait (a
  * {@link #waitTime()} fails start-up), an instance that finds it taken skips the tick
  * (another instance runs it; {@code ifLocked} is read as {@code SKIP} unless a
- * {@link #fallback()} is named), and the lock stays taken, for nobody, half-way to the
- * instance's next run, unless {@link #holdAtLeast()} says otherwise. A cron job thus runs
- * once per tick while the instances' clocks are less than half its interval apart; a
- * {@code fixedRate} job once per period; a {@code fixedDelay} job's runs are at least its
- * run time plus half its delay apart.
+ * {@link #fallback()} is named), and the lock stays taken, for nobody, for the rest of
+ * the tick, unless {@link #holdAtLeast()} says otherwise: half-way to the instance's next
+ * run for a cron or {@code fixedDelay} job, until the end of the period's window of
+ * Redis' clock for a {@code fixedRate} job. A cron job thus runs once per tick while the
+ * instances' clocks are less than half its interval apart; a {@code fixedRate} job never
+ * twice in a window, and once when an instance fires within it; a {@code fixedDelay}
+ * job's runs are at least its run time plus half its delay apart.
  * <p>
  * Every expression is checked when the bean is created; a mistake (bad syntax, an unknown
  * parameter, SKIP on a method returning a primitive, a method returning a plain
@@ -127,8 +129,8 @@ public @interface DistributedLock {
 	 * format as {@link #waitTime()}: a call that ends sooner leaves the lock taken, for
 	 * nobody, until then, so that a short run is not repeated by an instance whose clock
 	 * is behind. Only a lock the call still holds is kept. Empty: released when the call
-	 * ends, except on a {@code @Scheduled} method, whose lock is kept half-way to its
-	 * next run (see above). {@code 0}: released when the call ends.
+	 * ends, except on a {@code @Scheduled} method, whose lock is kept for the rest of its
+	 * tick (see above). {@code 0}: released when the call ends.
 	 * @since 0.1.0
 	 */
 	String holdAtLeast() default "";

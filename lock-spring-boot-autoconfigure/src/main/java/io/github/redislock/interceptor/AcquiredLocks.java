@@ -114,6 +114,24 @@ final class AcquiredLocks {
 	}
 
 	/**
+	 * The fencing token of the first lock taken (the same lock for every call of the
+	 * operation: names are taken in order), or {@link MinimumHold#UNKNOWN_GRANT} when
+	 * none was or it is no longer known (the lock was released or lost during the call).
+	 */
+	long fencingToken() {
+		if (this.held.isEmpty()) {
+			return MinimumHold.UNKNOWN_GRANT;
+		}
+		try {
+			return this.held.get(0).fencingToken();
+		}
+		catch (IllegalMonitorStateException ex) {
+			// the release that follows says what happened to the lock
+			return MinimumHold.UNKNOWN_GRANT;
+		}
+	}
+
+	/**
 	 * Releases every lock, last acquired first. A failure to release (a lease that ran
 	 * out, Redis unreachable) is logged, and added to {@code failure} when the call
 	 * itself failed; it never replaces the call's own outcome.
@@ -263,6 +281,8 @@ final class AcquiredLocks {
 	/** One lock this call took, however it is owned. */
 	private interface Held {
 
+		long fencingToken();
+
 		void release(Duration holdAtLeast);
 
 		CompletableFuture<Void> releaseAsync(Duration holdAtLeast);
@@ -270,6 +290,11 @@ final class AcquiredLocks {
 	}
 
 	private record ThreadHeld(RedisLock lock) implements Held {
+
+		@Override
+		public long fencingToken() {
+			return this.lock.fencingToken();
+		}
 
 		@Override
 		public void release(Duration holdAtLeast) {
@@ -290,6 +315,11 @@ final class AcquiredLocks {
 	}
 
 	private record HandleHeld(LockHandle handle) implements Held {
+
+		@Override
+		public long fencingToken() {
+			return this.handle.fencingToken();
+		}
 
 		@Override
 		public void release(Duration holdAtLeast) {

@@ -181,7 +181,7 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		Duration holdAtLeast = duration(annotation.holdAtLeast(), "holdAtLeast", where, Duration.ZERO);
 		// an explicit minimum hold replaces the one a scheduled job computes for itself
 		MinimumHold minimumHold = (scheduledJob != null && !StringUtils.hasText(annotation.holdAtLeast()))
-				? scheduledJob::holdAtLeast : MinimumHold.fixed(holdAtLeast);
+				? scheduledJob : MinimumHold.fixed(holdAtLeast);
 		// a tick another instance runs is not a failure of this one: the scheduler
 		// would only log it, on every instance but one, at every tick
 		IfLocked ifLocked = (scheduledJob != null && fallback == null) ? IfLocked.SKIP : annotation.ifLocked();

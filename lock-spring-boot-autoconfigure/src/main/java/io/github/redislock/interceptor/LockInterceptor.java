@@ -122,9 +122,9 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			// a permit is never a thread's: always a handle
 			locks = operation.isSemaphore()
 					? AcquiredLocks.forPermits(this.lockClient.get(), toTake, operation.getPermits(),
-							operation.getWaitTime(), operation.getLeaseTime())
+							operation.waitTime(started), operation.getLeaseTime())
 					: AcquiredLocks.forThread(this.lockClient.get(), toTake, operation.getMode(),
-							operation.getWaitTime(), operation.getLeaseTime());
+							operation.waitTime(started), operation.getLeaseTime());
 		}
 		catch (LockNotAcquiredException ex) {
 			return whenNotAcquired(operation, invocation, ex);
@@ -135,13 +135,13 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			locks.release(ex, operation.holdAtLeast(started));
+			locks.release(ex, operation.holdAtLeast(started, locks::fencingToken));
 			throw ex;
 		}
 		finally {
 			scope.exit();
 		}
-		locks.releaseAfterReturn(operation.getIfLeaseLost(), operation.holdAtLeast(started));
+		locks.releaseAfterReturn(operation.getIfLeaseLost(), operation.holdAtLeast(started, locks::fencingToken));
 		return result;
 	}
 
@@ -175,8 +175,8 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		try {
 			locks = operation.isSemaphore()
 					? AcquiredLocks.forPermits(this.lockClient.get(), toTake, operation.getPermits(),
-							operation.getWaitTime(), operation.getLeaseTime())
-					: AcquiredLocks.forHandles(this.lockClient.get(), toTake, mode, operation.getWaitTime(),
+							operation.waitTime(started), operation.getLeaseTime())
+					: AcquiredLocks.forHandles(this.lockClient.get(), toTake, mode, operation.waitTime(started),
 							operation.getLeaseTime());
 		}
 		catch (LockNotAcquiredException ex) {
@@ -191,18 +191,18 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			stage = (CompletionStage<?>) invocation.proceed();
 		}
 		catch (Throwable ex) {
-			releaseWithoutResult(locks, scope, ex, operation.holdAtLeast(started));
+			releaseWithoutResult(locks, scope, ex, operation.holdAtLeast(started, locks::fencingToken));
 			throw ex;
 		}
 		finally {
 			scope.exit();
 		}
 		if (stage == null) {
-			releaseWithoutResult(locks, scope, null, operation.holdAtLeast(started));
+			releaseWithoutResult(locks, scope, null, operation.holdAtLeast(started, locks::fencingToken));
 			return null;
 		}
 		CompletableFuture<Object> result = locks.releaseOnCompletion(stage, scope.joinedCompletion(),
-				operation.getIfLeaseLost(), operation.holdAtLeast(started));
+				operation.getIfLeaseLost(), operation.holdAtLeast(started, locks::fencingToken));
 		for (LockScope owner : sharing) {
 			owner.join(result);
 		}

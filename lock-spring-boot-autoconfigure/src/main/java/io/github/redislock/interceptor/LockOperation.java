@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 
 import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
@@ -107,6 +108,16 @@ public final class LockOperation {
 		return this.waitTime;
 	}
 
+	/**
+	 * How long a call that starts at {@code nowNanos} ({@link System#nanoTime()}) waits
+	 * for its locks: the wait time, or longer for a scheduled job whose previous run's
+	 * hold is due to end about now.
+	 */
+	Duration waitTime(long nowNanos) {
+		Duration atLeast = this.minimumHold.waitAtLeast(nowNanos);
+		return (atLeast.compareTo(this.waitTime) > 0) ? atLeast : this.waitTime;
+	}
+
 	/** The lease, or {@code null} for a lease renewed by the watchdog. */
 	@Nullable public Duration getLeaseTime() {
 		return this.leaseTime;
@@ -140,9 +151,11 @@ public final class LockOperation {
 	/**
 	 * The minimum hold of a call that started at {@code startedNanos}
 	 * ({@link System#nanoTime()}), asked when it ends.
+	 * @param fencingToken gives the token of the call's first lock, or
+	 * {@link MinimumHold#UNKNOWN_GRANT}
 	 */
-	Duration holdAtLeast(long startedNanos) {
-		return this.minimumHold.holdAtLeast(startedNanos);
+	Duration holdAtLeast(long startedNanos, LongSupplier fencingToken) {
+		return this.minimumHold.holdAtLeast(startedNanos, fencingToken);
 	}
 
 	/**

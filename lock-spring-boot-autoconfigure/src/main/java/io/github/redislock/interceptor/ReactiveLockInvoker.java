@@ -41,10 +41,11 @@ final class ReactiveLockInvoker {
 	Object invoke(LockOperation operation, List<String> names, MethodInvocation invocation,
 			NotAcquiredHandler notAcquired) {
 		// a scheduled job's minimum hold is computed here, when the scheduler calls the
-		// method, and counted from the acquisition (a fixedDelay job's then keeps half
-		// the
-		// delay, not the run's length plus that)
-		ReactiveLocks.ReleasePolicy policy = new ReactiveLocks.ReleasePolicy(operation.holdAtLeast(System.nanoTime()),
+		// method, before the grant, and counted from the acquisition (a fixedDelay job's
+		// then keeps half the delay, not the run's length plus that; a fixedRate job's
+		// half its period, not until the end of its period in Redis' time)
+		ReactiveLocks.ReleasePolicy policy = new ReactiveLocks.ReleasePolicy(
+				operation.holdAtLeast(System.nanoTime(), () -> MinimumHold.UNKNOWN_GRANT),
 				operation.getIfLeaseLost() == IfLeaseLost.THROW, false);
 		Function<LockNotAcquiredException, Publisher<Object>> ifNotAcquired = (exception) -> {
 			try {

@@ -47,7 +47,8 @@ import static org.awaitility.Awaitility.await;
  * A run records when it started. What is asserted is the runs per tick, and that no two
  * runs come closer than the lock keeps them apart; the periods (500 ms, cron ticks 2 s
  * apart) leave margins of 250 ms and 600 ms for a firing late on a machine with both
- * cores busy.
+ * cores busy. A fixed rate's runs per window of Redis' clock: see
+ * {@link FixedRateWindowTests}.
  */
 class ScheduledMethodTests {
 
@@ -100,23 +101,20 @@ class ScheduledMethodTests {
 	}
 
 	// a composed annotation (@ScheduledJobLock) carries both @Scheduled and
-	// @DistributedLock
+	// @DistributedLock; FixedRateWindowTests places the instances' phases
 	@Test
-	void aFixedRateJobOnTwoInstancesRunsAboutOncePerPeriodAndNeverWithinHalfAPeriod() throws Exception {
+	void aFixedRateJobOnTwoInstancesRunsOncePerPeriod() throws Exception {
 		Duration period = Duration.ofMillis(500);
 		List<Run> recorded = runTogether(RateJob.class, 2, Duration.ZERO);
 		logger.info("fixedRate " + period + " on 2 instances for " + WINDOW + ": " + recorded.size() + " runs, "
 				+ "ms between runs " + gaps(recorded) + ", by instance " + byInstance(recorded));
 		long periods = WINDOW.dividedBy(period);
-		// Once per period, from whichever instance fires first after the half-period
-		// hold; when the instances fire about half a period apart, a late firing can
-		// move the job from one to the other, and that period runs twice (seen: twice
-		// in 10 periods). Without the scheduled defaults each instance ran every tick.
-		assertThat(recorded).as("runs in %d periods", periods)
-			.hasSizeBetween((int) periods - 1, (int) (periods * 3 / 2));
-		// a run keeps the lock 250 ms from its acquisition: the next starts at least that
-		// much later (less what a late start of this one's method took off)
-		assertThat(gaps(recorded)).as("ms between runs").allSatisfy((gap) -> assertThat(gap).isGreaterThan(150));
+		// At most once per window of Redis' clock as long as the period: the measured
+		// time starts and ends within a window, so it holds one window more than
+		// periods. A window is missed when no firing is granted within it after the
+		// hold before it ended: on a machine loaded 12 times over its cores, stalls
+		// missed 3 of 10. Without the scheduled defaults each instance ran every tick.
+		assertThat(recorded).as("runs in %d periods", periods).hasSizeBetween((int) periods / 2, (int) periods + 1);
 	}
 
 	@Test

@@ -22,6 +22,7 @@ import io.github.redislock.testsupport.RedisServerExtension;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -93,6 +94,8 @@ class FixedRateWindowTests {
 	}
 
 	@Test
+	@EnabledIfSystemProperty(named = "redislock.test.allWindows", matches = "true",
+			disabledReason = "a minute of CI time; run with -Dredislock.test.allWindows=true")
 	void threeInstancesWithSkewedClocksRunEachWindowOnce() {
 		// clocks 0, 400 ms behind and 150 ms ahead, each starting 100 ms into its own
 		// grid: phases 100, 0 and 450 ms of Redis' windows
@@ -102,6 +105,8 @@ class FixedRateWindowTests {
 	}
 
 	@Test
+	@EnabledIfSystemProperty(named = "redislock.test.allWindows", matches = "true",
+			disabledReason = "a minute of CI time; run with -Dredislock.test.allWindows=true")
 	void instancesThatAllFireAtAWindowsEdgeNeverRunAWindowTwice() {
 		// the worst case of windows: every firing within a few milliseconds of a
 		// window's end or start, so that a late firing crosses into the next window

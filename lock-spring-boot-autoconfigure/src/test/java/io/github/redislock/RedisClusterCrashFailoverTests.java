@@ -24,11 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Crashes on a Redis Cluster of 3 masters and 3 replicas, with sharded pub/sub: a master
- * killed ({@code SIGKILL}) while a waiter of another client sleeps on a lock of its
- * slots, a replica that missed grants forced up after its master crashed
- * ({@code CLUSTER FAILOVER TAKEOVER}), and a master dropping its pub/sub connections
- * ({@code CLIENT KILL TYPE pubsub}). One cluster serves the class: a killed node is
- * started again after each test and rejoins as a replica.
+ * killed ({@code SIGKILL}) while waiters of another client sleep on locks of its slots
+ * (one released on the promoted replica, one whose lease runs out there), a replica that
+ * missed grants forced up after its master crashed ({@code CLUSTER FAILOVER TAKEOVER}),
+ * and a master dropping its pub/sub connections ({@code CLIENT KILL TYPE pubsub}). One
+ * cluster serves the class: a killed node is started again after each test and rejoins as
+ * a replica.
  */
 class RedisClusterCrashFailoverTests {
 
@@ -51,6 +52,12 @@ class RedisClusterCrashFailoverTests {
 	 * tests are about.
 	 */
 	private static final Duration FAILOVER_WITHIN = Duration.ofSeconds(60);
+
+	/**
+	 * A lease that runs out after the Cluster promoted the replica and the waiters
+	 * subscribed on it, even on a busy machine, but before a waiter's wait ends.
+	 */
+	private static final Duration LEASE_OUTLIVING_THE_FAILOVER = Duration.ofSeconds(30);
 
 	private static final int GRANTS = 5;
 
@@ -76,34 +83,57 @@ class RedisClusterCrashFailoverTests {
 	}
 
 	@Test
-	void aWaiterIsWokenByAReleaseOnTheReplicaPromotedAfterItsMasterCrashed() throws Exception {
-		String name = LockTestClients.uniqueName();
-		String key = "lock:{" + name + "}";
-		String channel = key + ":released";
-		RedisLock held = newClient().getLock(name);
-		held.lock(HOLDER_LEASE);
-		// the lock outlives its master only once replicated
-		RedisServer replica = cluster.replicaOfMasterOf(key);
-		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> keysInSlot(replica, key).contains(key));
-		Waiter waiter = Waiter.of(newClient(), name);
-		int oldMaster = cluster.masterOf(key).port();
-		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shardSubscribers(oldMaster, channel) == 1);
+	void waitersGetTheirLocksOnTheReplicaPromotedAfterTheirMasterCrashed() throws Exception {
+		// one lock released by its holder on the new master, another whose lease runs
+		// out there
+		String released = LockTestClients.uniqueName();
+		String leased = otherSlotOnTheSameMaster(released);
+		RedisLockClient holder = newClient();
+		RedisLock releasedHeld = holder.getLock(released);
+		releasedHeld.lock(HOLDER_LEASE);
+		RedisLock leasedHeld = holder.getLock(leased);
+		leasedHeld.lock(LEASE_OUTLIVING_THE_FAILOVER);
+		long leaseEndsAt = System.nanoTime() + leasedHeld.remainingLease().toNanos();
+		// the locks outlive their master only once replicated
+		RedisServer replica = cluster.replicaOfMasterOf(key(released));
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> keysInSlot(replica, key(released)).contains(key(released))
+					&& keysInSlot(replica, key(leased)).contains(key(leased)));
+		RedisLockClient waiting = newClient();
+		Waiter releasedWaiter = Waiter.of(waiting, released);
+		Waiter leasedWaiter = Waiter.of(waiting, leased);
+		int oldMaster = cluster.masterOf(key(released)).port();
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> shardSubscribers(oldMaster, channel(released)) == 1
+					&& shardSubscribers(oldMaster, channel(leased)) == 1);
 		long killedAt = System.nanoTime();
-		int newMaster = cluster.crashMasterOf(key);
+		int newMaster = cluster.crashMasterOf(key(released));
 		Duration promoted = since(killedAt);
-		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> shardSubscribers(newMaster, channel) == 1);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.until(() -> shardSubscribers(newMaster, channel(released)) == 1
+					&& shardSubscribers(newMaster, channel(leased)) == 1);
 		Duration resubscribed = since(killedAt);
-		assertThat(waiter.acquiredAt).as("the waiter, before the release").isNotDone();
+		assertThat(releasedWaiter.acquiredAt).as("the waiter, before the release").isNotDone();
+		assertThat(leasedWaiter.acquiredAt).as("the waiter, before the lease ran out").isNotDone();
 		// the holder's client finds the new master (MOVED, or its topology read again);
 		// not what the test is about
-		Awaitility.await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(held::isLocked);
+		long holderFollowsFrom = System.nanoTime();
+		Awaitility.await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(releasedHeld::isLocked);
+		Duration holderFollowed = since(holderFollowsFrom);
 		long releasedAt = System.nanoTime();
-		held.unlock();
-		Duration woken = waiter.wokenAfter(releasedAt);
+		releasedHeld.unlock();
+		Duration wokenByRelease = releasedWaiter.wokenAfter(releasedAt);
+		Duration afterLeaseEnd = leasedWaiter.wokenAfter(leaseEndsAt);
 		System.out.println("[figures] master killed: replica promoted by failure detection after " + promoted.toMillis()
-				+ " ms, the waiter subscribed on it after " + resubscribed.toMillis()
-				+ " ms; released on the new master, the waiter had the lock " + micros(woken) + " us later");
-		assertThat(woken).isLessThan(WOKEN_WITHIN);
+				+ " ms, the waiters subscribed on it after " + resubscribed.toMillis()
+				+ " ms; the holder's client reached it " + holderFollowed.toMillis()
+				+ " ms later; released there, the waiter had the lock " + micros(wokenByRelease)
+				+ " us later; the other waiter had its lock " + micros(afterLeaseEnd) + " us after the lease ran out");
+		assertThat(wokenByRelease).isLessThan(WOKEN_WITHIN);
+		assertThat(afterLeaseEnd).isLessThan(WOKEN_WITHIN);
 	}
 
 	@Test
@@ -146,7 +176,7 @@ class RedisClusterCrashFailoverTests {
 	void waitersOfTwoSlotsAreWokenAfterTheirMasterKilledThePubSubConnections() throws Exception {
 		String first = LockTestClients.uniqueName();
 		String second = otherSlotOnTheSameMaster(first);
-		RedisServer master = cluster.masterOf("lock:{" + first + "}");
+		RedisServer master = cluster.masterOf(key(first));
 		RedisLockClient holder = newClient();
 		RedisLock firstHeld = holder.getLock(first);
 		RedisLock secondHeld = holder.getLock(second);
@@ -157,8 +187,8 @@ class RedisClusterCrashFailoverTests {
 		Waiter secondWaiter = Waiter.of(waiting, second);
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(10))
-			.until(() -> shardSubscribers(master.port(), "lock:{" + first + "}:released") == 1
-					&& shardSubscribers(master.port(), "lock:{" + second + "}:released") == 1);
+			.until(() -> shardSubscribers(master.port(), channel(first)) == 1
+					&& shardSubscribers(master.port(), channel(second)) == 1);
 		assertThat(Long.parseLong(master.command("CLIENT", "KILL", "TYPE", "pubsub"))).as("pub/sub connections killed")
 			.isPositive();
 		// one release at once, in the gap before the client subscribes again
@@ -168,7 +198,7 @@ class RedisClusterCrashFailoverTests {
 		// the other once subscribed again
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(10))
-			.until(() -> shardSubscribers(master.port(), "lock:{" + second + "}:released") == 1);
+			.until(() -> shardSubscribers(master.port(), channel(second)) == 1);
 		assertThat(secondWaiter.acquiredAt).as("the second waiter, before its release").isNotDone();
 		long secondReleasedAt = System.nanoTime();
 		secondHeld.unlock();
@@ -221,17 +251,23 @@ class RedisClusterCrashFailoverTests {
 
 	// a name whose lock is on another slot of the same master
 	private static String otherSlotOnTheSameMaster(String name) {
-		String key = "lock:{" + name + "}";
-		int master = cluster.masterOf(key).port();
-		String slot = cluster.masterOf(key).command("CLUSTER", "KEYSLOT", key);
+		RedisServer master = cluster.masterOf(key(name));
+		String slot = master.command("CLUSTER", "KEYSLOT", key(name));
 		while (true) {
 			String other = LockTestClients.uniqueName();
-			String otherKey = "lock:{" + other + "}";
-			if (cluster.masterOf(otherKey).port() == master
-					&& !cluster.masterOf(otherKey).command("CLUSTER", "KEYSLOT", otherKey).equals(slot)) {
+			if (cluster.masterOf(key(other)).port() == master.port()
+					&& !master.command("CLUSTER", "KEYSLOT", key(other)).equals(slot)) {
 				return other;
 			}
 		}
+	}
+
+	private static String key(String name) {
+		return "lock:{" + name + "}";
+	}
+
+	private static String channel(String name) {
+		return key(name) + ":released";
 	}
 
 	private static long shardSubscribers(int port, String channel) {

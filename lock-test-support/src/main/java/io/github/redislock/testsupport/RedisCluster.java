@@ -11,8 +11,8 @@ import java.util.function.IntPredicate;
 /**
  * A Redis Cluster of masters, optionally with replicas, each a {@code redis-server} child
  * process on a free loopback port, joined with {@code redis-cli --cluster create}. A test
- * can fail a master over or migrate a slot ({@link SlotMigration}). The test owns the
- * cluster and closes it.
+ * can fail a master over, crash one, or migrate a slot ({@link SlotMigration}). The test
+ * owns the cluster and closes it.
  */
 public final class RedisCluster implements AutoCloseable {
 
@@ -147,19 +147,22 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Starts the nodes that were stopped again, with their cluster configuration: each
-	 * rejoins as a replica of the node that took over from it, and is waited for until it
-	 * has synchronized, so that the next test finds every master with a replica.
+	 * Resumes paused nodes and starts stopped ones again, with their cluster
+	 * configuration: a stopped master, replaced meanwhile ({@link #crashMasterOf},
+	 * {@link #takeOver}), rejoins as a replica of the node that took over from it. A
+	 * started node is waited for until it is a synchronized replica, so that the next
+	 * test finds every master with a replica and no stale master.
 	 */
 	public void restartStoppedNodes() {
-		List<RedisProcess> stopped = this.nodes.stream().filter((node) -> !node.isRunning()).toList();
-		for (RedisProcess node : stopped) {
+		List<RedisProcess> started = new ArrayList<>();
+		for (RedisProcess node : this.nodes) {
 			node.resume();
 			if (!node.isRunning()) {
 				node.start();
+				started.add(node);
 			}
 		}
-		for (RedisProcess node : stopped) {
+		for (RedisProcess node : started) {
 			Polling.awaitCondition(
 					() -> node.command("ROLE").startsWith("slave")
 							&& node.command("INFO", "replication").contains("master_link_status:up"),

@@ -37,9 +37,13 @@ import io.github.redislock.LockOutcomeUnknownException;
  * transport does: a channel it lost (that message, or the connection to its node
  * dropping) is subscribed again every {@value #RETRY_MILLIS} ms until Redis confirms,
  * with the Cluster's topology refreshed every {@value #UNHEARD_MILLIS} ms meanwhile. Its
- * waiters are told at once and every {@value #UNHEARD_MILLIS} ms while it stays lost, so
- * that they ask for their lock rather than wait for a message nobody would deliver; and
- * once it is back, as after any re-subscription.
+ * waiters are told once it is back, as after any re-subscription, so that they ask for
+ * their lock rather than wait for a message that went by meanwhile. When Redis dropped
+ * it, its node answers, and they are told at once and every {@value #UNHEARD_MILLIS} ms
+ * while it stays lost too. When the connection to its node dropped, they are not: the
+ * node may have crashed, and until the Cluster promotes its replica and the topology is
+ * read again an ask would go to the dead node, wait there for the whole command timeout
+ * and fail the waiter's wait; nobody can release the lock on a dead node anyway.
  */
 final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> implements ReleaseTransport {
 
@@ -49,9 +53,10 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 	static final long RETRY_MILLIS = 250;
 
 	/**
-	 * How often the waiters of a lost channel are told to ask for their lock, and the
-	 * topology refreshed, until the channel is back: the bound on how late a waiter
-	 * learns of a release it did not hear.
+	 * How often the waiters of a channel Redis dropped are told to ask for their lock,
+	 * and the topology of a Cluster with a lost channel refreshed, until the channel is
+	 * back: the bound on how late a waiter learns of a release it did not hear while the
+	 * lock's node answers.
 	 */
 	static final long UNHEARD_MILLIS = 1000;
 
@@ -157,7 +162,8 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 			this.connection = connect();
 		}
 		stale.closeAsync();
-		this.wanted.values().forEach(this::lost);
+		// an unanswered connection may be one to a dead node
+		this.wanted.values().forEach((wanted) -> lost(wanted, false));
 	}
 
 	@Override
@@ -205,7 +211,7 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 				logger.debug("Redis dropped the subscription to " + wanted.name + " on " + address(node.getUri())
 						+ "; subscribing again");
 			}
-			lost(wanted);
+			lost(wanted, true);
 		}
 	}
 
@@ -213,19 +219,31 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 		if (event instanceof DisconnectedEvent disconnected
 				&& disconnected.remoteAddress() instanceof InetSocketAddress remote) {
 			String address = remote.getHostString() + ":" + remote.getPort();
-			this.wanted.values().stream().filter((wanted) -> address.equals(wanted.node)).forEach(this::lost);
+			this.wanted.values()
+				.stream()
+				.filter((wanted) -> address.equals(wanted.node))
+				.forEach((wanted) -> lost(wanted, false));
 		}
 	}
 
-	private void lost(Wanted wanted) {
+	/**
+	 * Subscribes a channel again, with the topology read again first.
+	 * @param nodeAnswers whether the channel's node is known to answer (it dropped the
+	 * subscription itself), so that its waiters may ask for their lock until the channel
+	 * is back
+	 */
+	private void lost(Wanted wanted, boolean nodeAnswers) {
 		synchronized (wanted) {
 			if (wanted.lost) {
 				return;
 			}
 			wanted.lost = true;
+			wanted.nodeAnswers = nodeAnswers;
 			wanted.toldUnheard = System.nanoTime();
 		}
-		this.events.unheard(wanted.name);
+		if (nodeAnswers) {
+			this.events.unheard(wanted.name);
+		}
 		// with the topology read again first: after a failover, Lettuce's old view sends
 		// it
 		// to the demoted master, which takes it as a replica but may not hear the shard
@@ -242,7 +260,7 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 					continue;
 				}
 				anyLost = true;
-				if (now - wanted.toldUnheard >= TimeUnit.MILLISECONDS.toNanos(UNHEARD_MILLIS)) {
+				if (wanted.nodeAnswers && now - wanted.toldUnheard >= TimeUnit.MILLISECONDS.toNanos(UNHEARD_MILLIS)) {
 					wanted.toldUnheard = now;
 					this.events.unheard(wanted.name);
 				}
@@ -308,6 +326,9 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 
 		// dropped by Redis, or its node's connection was; until it is confirmed again
 		private volatile boolean lost;
+
+		// lost while its node answered: its waiters are told to ask until it is back
+		private volatile boolean nodeAnswers;
 
 		private volatile long toldUnheard;
 

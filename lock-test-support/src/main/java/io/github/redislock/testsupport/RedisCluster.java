@@ -11,10 +11,16 @@ import java.util.function.IntPredicate;
 /**
  * A Redis Cluster of masters, optionally with replicas, each a {@code redis-server} child
  * process on a free loopback port, joined with {@code redis-cli --cluster create}. A test
- * can fail a master over or migrate a slot ({@link SlotMigration}). The test owns the
- * cluster and closes it.
+ * can fail a master over, crash one, or migrate a slot ({@link SlotMigration}). The test
+ * owns the cluster and closes it.
  */
 public final class RedisCluster implements AutoCloseable {
+
+	/**
+	 * How long a node stays silent before the others mark it failed and its replica is
+	 * promoted: short, so that a test of a crash takes seconds.
+	 */
+	static final long NODE_TIMEOUT_MILLIS = 2000;
 
 	private final List<RedisProcess> nodes;
 
@@ -46,7 +52,7 @@ public final class RedisCluster implements AutoCloseable {
 		try {
 			for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
 				nodes.add(RedisProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-						"--cluster-node-timeout", "2000"));
+						"--cluster-node-timeout", Long.toString(NODE_TIMEOUT_MILLIS)));
 			}
 			List<String> command = new ArrayList<>(List.of(cli, "--cluster", "create"));
 			for (RedisProcess node : nodes) {
@@ -98,6 +104,74 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
+	 * Kills the master serving the given key ({@code SIGKILL}, as a crash would) and
+	 * waits until the Cluster's own failure detection has promoted its replica: the other
+	 * masters mark the master failed once it stayed silent for the node timeout
+	 * ({@value #NODE_TIMEOUT_MILLIS} ms), then the replica wins an election. The killed
+	 * node stays down until {@link #restartStoppedNodes()}.
+	 * @return the port of the new master
+	 */
+	public int crashMasterOf(String key) {
+		RedisProcess replica = replicaProcessOfMasterOf(key);
+		masterProcessOf(key).stop();
+		Polling.awaitCondition(() -> replica.command("ROLE").startsWith("master"),
+				"the replica to be promoted by failure detection");
+		awaitState("ok");
+		return replica.port();
+	}
+
+	/**
+	 * Makes a replica whose master is gone take over at once with
+	 * {@code CLUSTER FAILOVER TAKEOVER}: without the other masters' agreement and without
+	 * catching up first, so whatever it missed of its master is lost, as when an operator
+	 * forces a replica up after its master crashed.
+	 * @param replica a replica whose master was stopped
+	 */
+	public void takeOver(RedisServer replica) {
+		// the replica's own failure detection may promote it first
+		while (!replica.command("ROLE").startsWith("master")) {
+			try {
+				replica.command("CLUSTER", "FAILOVER", "TAKEOVER");
+			}
+			catch (RuntimeException ex) {
+				// promoted between the two commands
+			}
+			Polling.awaitQuietly(() -> replica.command("ROLE").startsWith("master"), 5);
+		}
+		awaitState("ok");
+	}
+
+	/** The master serving the given key, to send it commands or to stop it. */
+	public RedisServer masterOf(String key) {
+		return masterProcessOf(key);
+	}
+
+	/**
+	 * Resumes paused nodes and starts stopped ones again, with their cluster
+	 * configuration: a stopped master, replaced meanwhile ({@link #crashMasterOf},
+	 * {@link #takeOver}), rejoins as a replica of the node that took over from it. A
+	 * started node is waited for until it is a synchronized replica, so that the next
+	 * test finds every master with a replica and no stale master.
+	 */
+	public void restartStoppedNodes() {
+		List<RedisProcess> started = new ArrayList<>();
+		for (RedisProcess node : this.nodes) {
+			node.resume();
+			if (!node.isRunning()) {
+				node.start();
+				started.add(node);
+			}
+		}
+		for (RedisProcess node : started) {
+			Polling.awaitCondition(
+					() -> node.command("ROLE").startsWith("slave")
+							&& node.command("INFO", "replication").contains("master_link_status:up"),
+					node + " to rejoin as a synchronized replica");
+		}
+		awaitState("ok");
+	}
+
+	/**
 	 * The replica of the master serving the given key, once it has synchronized, to look
 	 * at what reached it or to pause it.
 	 */
@@ -108,26 +182,27 @@ public final class RedisCluster implements AutoCloseable {
 		return replica;
 	}
 
-	private RedisProcess replicaProcessOfMasterOf(String key) {
-		int slot = Integer.parseInt(this.nodes.get(0).command("CLUSTER", "KEYSLOT", key));
-		RedisProcess master = null;
-		for (RedisProcess node : this.nodes) {
+	private RedisProcess masterProcessOf(String key) {
+		int slot = slotOf(key);
+		for (RedisProcess node : runningNodes()) {
 			if (node.command("ROLE").startsWith("master") && servesSlot(node, slot)) {
-				master = node;
+				return node;
 			}
 		}
-		if (master == null) {
-			throw new IllegalStateException("No master serves slot " + slot);
-		}
+		throw new IllegalStateException("No master serves slot " + slot);
+	}
+
+	private RedisProcess replicaProcessOfMasterOf(String key) {
+		RedisProcess master = masterProcessOf(key);
 		String masterId = master.command("CLUSTER", "MYID");
-		for (RedisProcess node : this.nodes) {
+		for (RedisProcess node : runningNodes()) {
 			if (node.command("ROLE").startsWith("slave") && node.command("CLUSTER", "NODES")
 				.lines()
 				.anyMatch((line) -> line.contains("myself") && line.contains(masterId))) {
 				return node;
 			}
 		}
-		throw new IllegalStateException("The master of slot " + slot + " has no replica");
+		throw new IllegalStateException("The master of slot " + slotOf(key) + " has no running replica");
 	}
 
 	/**
@@ -143,8 +218,8 @@ public final class RedisCluster implements AutoCloseable {
 	 * @return the migration, to move the keys and finish it
 	 */
 	public SlotMigration beginSlotMigration(String key) {
-		int slot = Integer.parseInt(this.nodes.get(0).command("CLUSTER", "KEYSLOT", key));
-		List<RedisProcess> masters = this.nodes.stream()
+		int slot = slotOf(key);
+		List<RedisProcess> masters = runningNodes().stream()
 			.filter((node) -> node.command("ROLE").startsWith("master"))
 			.toList();
 		RedisProcess source = masters.stream()
@@ -191,9 +266,18 @@ public final class RedisCluster implements AutoCloseable {
 		this.nodes.forEach(RedisProcess::close);
 	}
 
+	// a node stopped or paused by a test is not asked
+	private List<RedisProcess> runningNodes() {
+		return this.nodes.stream().filter(RedisProcess::isRunning).toList();
+	}
+
+	private int slotOf(String key) {
+		return Integer.parseInt(runningNodes().get(0).command("CLUSTER", "KEYSLOT", key));
+	}
+
 	private void awaitState(String state) {
 		Polling.awaitCondition(
-				() -> this.nodes.stream()
+				() -> runningNodes().stream()
 					.allMatch((node) -> node.command("CLUSTER", "INFO").contains("cluster_state:" + state)),
 				"cluster_state:" + state);
 	}

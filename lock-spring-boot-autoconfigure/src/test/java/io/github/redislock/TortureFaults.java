@@ -111,6 +111,8 @@ final class TortureFaults {
 
 	private final List<Kind> bag = new ArrayList<>();
 
+	private int rounds;
+
 	private int holdersFrozen;
 
 	private int promotionsThatLostGrants;
@@ -127,7 +129,10 @@ final class TortureFaults {
 
 	/**
 	 * Injects faults, one starting every {@code interval} (or {@link #GAP} after the last
-	 * healed, if later), as long as the next one can heal by {@code healedBy}.
+	 * healed, if later), as long as the next one can heal by {@code healedBy}. When the
+	 * kinds left in the first round would not all fit the time left at that pace (a short
+	 * run, a busy machine stretching faults), the next one starts sooner, {@link #GAP}
+	 * after the last healed at the earliest, so that a short run still draws every kind.
 	 */
 	void injectUntil(long healedBy, Duration interval) throws InterruptedException {
 		for (;;) {
@@ -137,7 +142,8 @@ final class TortureFaults {
 				return;
 			}
 			inject(kind);
-			long next = Math.max(now + interval.toNanos(), System.nanoTime() + GAP.toNanos());
+			long paced = Math.min(now + interval.toNanos(), healedBy - restOfRoundNanos());
+			long next = Math.max(paced, System.nanoTime() + GAP.toNanos());
 			TimeUnit.NANOSECONDS.sleep(Math.max(0, Math.min(next, healedBy) - System.nanoTime()));
 		}
 	}
@@ -167,9 +173,19 @@ final class TortureFaults {
 		return counts;
 	}
 
+	// what the kinds left in the first round take at most, each followed by a gap;
+	// later rounds keep their pace to the end
+	private long restOfRoundNanos() {
+		if (this.rounds > 1) {
+			return 0;
+		}
+		return this.bag.stream().mapToLong((kind) -> longest(kind).plus(GAP).toNanos()).sum();
+	}
+
 	// the next kind from the shuffled bag that can heal within the time left
 	private Kind next(long nanosLeft) {
 		if (this.bag.isEmpty()) {
+			this.rounds++;
 			this.bag.addAll(this.kinds);
 			Collections.shuffle(this.bag, this.random);
 		}

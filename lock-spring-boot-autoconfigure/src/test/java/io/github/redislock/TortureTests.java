@@ -66,10 +66,11 @@ import static org.awaitility.Awaitility.await;
  * The shape comes from system properties: {@code redislock.torture.duration} (default
  * {@code 23s}; also {@code 10m}, {@code 1500ms}, ISO-8601), {@code .jvms} (2),
  * {@code .threads} (4 per JVM), {@code .names} (4), {@code .faultEvery} (1s; a fault
- * lasting longer is followed by the next 300 ms after it healed), {@code .faults}
- * (comma-separated kinds such as {@code worker-pause,restart-with-data}; default all) and
- * {@code .seed} (of the fault order and the workers' choices; printed). The default has
- * room for one fault of each kind; no fault begins in the last 2 s.
+ * lasting longer is followed by the next 300 ms after it healed, and faults come sooner
+ * when the rest of the first round would not fit the time left otherwise),
+ * {@code .faults} (comma-separated kinds such as {@code worker-pause,restart-with-data};
+ * default all) and {@code .seed} (of the fault order and the workers' choices; printed).
+ * The default has room for one fault of each kind; no fault begins in the last 2 s.
  */
 class TortureTests {
 

@@ -279,9 +279,10 @@ public class LocksEndpoint {
 	 * server's clock. The next token is the larger of the counter + 1 and the clock, so
 	 * the lead is normally below 0 (the clock has passed the last token). A lead far
 	 * above 0 means tokens were reserved in blocks faster than the clock moves (threads
-	 * of a client queueing for locks of the slot) or the server's clock stepped back;
-	 * after a failover, the new primary's clock must be ahead of the old one's by more
-	 * than the lead for tokens to keep increasing.
+	 * of a client queueing for locks of the slot) or the server's clock stepped back.
+	 * After a failover tokens keep increasing if the promoted replica's clock has passed
+	 * the old primary's counter: with a lead above 0, it must be that far ahead of the
+	 * old primary's clock.
 	 *
 	 * @param key the counter's key, shared by every name in the same cluster slot
 	 * @param value the last token the slot issued or reserved, {@code null} when there is

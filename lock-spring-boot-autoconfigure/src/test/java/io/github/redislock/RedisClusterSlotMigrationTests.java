@@ -175,7 +175,7 @@ class RedisClusterSlotMigrationTests {
 		String fenceKey = keysThere.stream().filter((key) -> key.startsWith("lock:fence:{")).findFirst().orElseThrow();
 		assertThat(Long.parseLong(destination.command("GET", fenceKey)))
 			.isGreaterThanOrEqualTo(holds.get(holds.size() - 1)[0]);
-		RedisLock lock = this.clients.newClient(Duration.ofSeconds(30)).getLock(name);
+		RedisLock lock = LockTestClients.awaitConnected(this.clients.newClient(Duration.ofSeconds(30))).getLock(name);
 		lock.lock(Duration.ofSeconds(10));
 		try {
 			assertThat(destination.command("EXISTS", lockKey)).isEqualTo("1");
@@ -335,9 +335,12 @@ class RedisClusterSlotMigrationTests {
 		return message;
 	}
 
+	// connected before the test's first call: a cold client's first connection to a
+	// Cluster (topology, node connections) can take longer than the command timeout on a
+	// busy machine, and the tests are about the migration
 	private RedisLockClient newClient(Duration watchdogTimeout) {
-		return this.clients
-			.newClient((builder) -> builder.watchdogTimeout(watchdogTimeout).leaseLostListener(this.leaseLost::add));
+		return LockTestClients.awaitConnected(this.clients
+			.newClient((builder) -> builder.watchdogTimeout(watchdogTimeout).leaseLostListener(this.leaseLost::add)));
 	}
 
 }

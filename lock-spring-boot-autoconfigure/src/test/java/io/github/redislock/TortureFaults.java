@@ -15,7 +15,11 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.FaultProxy;
+import io.github.redislock.testsupport.RedisReplicaPair;
 import io.github.redislock.testsupport.RedisServer;
+import org.awaitility.core.ConditionTimeoutException;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * Injects the faults of {@link TortureTests}, one at a time, in random order (each round
@@ -52,7 +56,14 @@ final class TortureFaults {
 		 * A worker JVM frozen (SIGSTOP) while one of its threads is inside a critical
 		 * section, for one second longer than that thread's lease.
 		 */
-		WORKER_PAUSE;
+		WORKER_PAUSE,
+		/**
+		 * The replica frozen and cut off until the primary granted a lock it never
+		 * replicated, then the primary killed and the replica promoted
+		 * ({@code REPLICAOF NO ONE}): the locks and counter updates granted meanwhile are
+		 * lost. The old primary comes back empty as the new one's replica.
+		 */
+		REPLICA_PROMOTION;
 
 		String label() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -78,7 +89,13 @@ final class TortureFaults {
 
 	private static final Duration GAP = Duration.ofMillis(300);
 
-	private final RedisServer redis;
+	/**
+	 * How long a promotion waits for the primary to grant a lock its detached replica
+	 * misses; with every worker locking, a grant takes milliseconds.
+	 */
+	private static final Duration MISSED_GRANT_WAIT = Duration.ofSeconds(1);
+
+	private final RedisReplicaPair redis;
 
 	private final FaultProxy proxy;
 
@@ -94,9 +111,13 @@ final class TortureFaults {
 
 	private final List<Kind> bag = new ArrayList<>();
 
+	private int rounds;
+
 	private int holdersFrozen;
 
-	TortureFaults(RedisServer redis, FaultProxy proxy, TortureStore store, List<Process> workers, Set<Kind> kinds,
+	private int promotionsThatLostGrants;
+
+	TortureFaults(RedisReplicaPair redis, FaultProxy proxy, TortureStore store, List<Process> workers, Set<Kind> kinds,
 			Random random) {
 		this.redis = redis;
 		this.proxy = proxy;
@@ -108,7 +129,10 @@ final class TortureFaults {
 
 	/**
 	 * Injects faults, one starting every {@code interval} (or {@link #GAP} after the last
-	 * healed, if later), as long as the next one can heal by {@code healedBy}.
+	 * healed, if later), as long as the next one can heal by {@code healedBy}. When the
+	 * kinds left in the first round would not all fit the time left at that pace (a short
+	 * run, a busy machine stretching faults), the next one starts sooner, {@link #GAP}
+	 * after the last healed at the earliest, so that a short run still draws every kind.
 	 */
 	void injectUntil(long healedBy, Duration interval) throws InterruptedException {
 		for (;;) {
@@ -118,7 +142,8 @@ final class TortureFaults {
 				return;
 			}
 			inject(kind);
-			long next = Math.max(now + interval.toNanos(), System.nanoTime() + GAP.toNanos());
+			long paced = Math.min(now + interval.toNanos(), healedBy - restOfRoundNanos());
+			long next = Math.max(paced, System.nanoTime() + GAP.toNanos());
 			TimeUnit.NANOSECONDS.sleep(Math.max(0, Math.min(next, healedBy) - System.nanoTime()));
 		}
 	}
@@ -132,6 +157,14 @@ final class TortureFaults {
 		return this.holdersFrozen;
 	}
 
+	/**
+	 * How many replica promotions lost a grant: the primary changed a fencing counter
+	 * after the replica was cut off.
+	 */
+	int promotionsThatLostGrants() {
+		return this.promotionsThatLostGrants;
+	}
+
 	Map<Kind, Integer> counts() {
 		Map<Kind, Integer> counts = new EnumMap<>(Kind.class);
 		for (Window window : this.windows) {
@@ -140,9 +173,19 @@ final class TortureFaults {
 		return counts;
 	}
 
+	// what the kinds left in the first round take at most, each followed by a gap;
+	// later rounds keep their pace to the end
+	private long restOfRoundNanos() {
+		if (this.rounds > 1) {
+			return 0;
+		}
+		return this.bag.stream().mapToLong((kind) -> longest(kind).plus(GAP).toNanos()).sum();
+	}
+
 	// the next kind from the shuffled bag that can heal within the time left
 	private Kind next(long nanosLeft) {
 		if (this.bag.isEmpty()) {
+			this.rounds++;
 			this.bag.addAll(this.kinds);
 			Collections.shuffle(this.bag, this.random);
 		}
@@ -162,6 +205,9 @@ final class TortureFaults {
 			case WORKER_PAUSE -> TortureWorker.MAX_LEASE.plusSeconds(3);
 			case PROXY_LATENCY -> Duration.ofMillis(1200);
 			case PROXY_CUT -> Duration.ofMillis(500);
+			// the replica's catching up after an earlier fault, the missed grant, the
+			// kill and promotion
+			case REPLICA_PROMOTION -> MISSED_GRANT_WAIT.plusMillis(500);
 			default -> Duration.ofMillis(300);
 		};
 	}
@@ -169,18 +215,19 @@ final class TortureFaults {
 	private void inject(Kind kind) throws InterruptedException {
 		long start = System.nanoTime();
 		int worker = -1;
+		RedisServer primary = this.redis.primary();
 		switch (kind) {
 			case REDIS_FREEZE -> {
-				this.redis.pause();
+				primary.pause();
 				try {
 					sleep(TortureWorker.COMMAND_TIMEOUT.plusMillis(500));
 				}
 				finally {
-					this.redis.resume();
+					primary.resume();
 				}
 			}
-			case KILL_PUBSUB -> this.redis.command("CLIENT", "KILL", "TYPE", "pubsub");
-			case KILL_NORMAL -> this.redis.command("CLIENT", "KILL", "TYPE", "normal");
+			case KILL_PUBSUB -> primary.command("CLIENT", "KILL", "TYPE", "pubsub");
+			case KILL_NORMAL -> primary.command("CLIENT", "KILL", "TYPE", "normal");
 			case PROXY_CUT -> {
 				this.proxy.cut();
 				sleep(Duration.ofMillis(300));
@@ -196,27 +243,84 @@ final class TortureFaults {
 				sleep(TortureWorker.COMMAND_TIMEOUT.plusMillis(500));
 				this.proxy.heal();
 			}
-			case SCRIPT_FLUSH -> this.redis.command("SCRIPT", "FLUSH");
+			case SCRIPT_FLUSH -> primary.command("SCRIPT", "FLUSH");
 			case RESTART_WITHOUT_DATA -> {
 				// No client reaches either server while the epoch changes: every hold of
 				// one epoch was granted by one server that kept its data (the overlap
 				// checks rely on it; tokens increase across epochs too)
 				this.proxy.cut();
 				try {
-					this.redis.restartWithoutData();
+					primary.restartWithoutData();
 					this.store.nextEpoch();
 				}
 				finally {
 					this.proxy.heal();
 				}
 			}
-			case RESTART_WITH_DATA -> this.redis.restart();
+			case RESTART_WITH_DATA -> primary.restart();
 			case WORKER_PAUSE -> {
 				worker = this.random.nextInt(this.workers.size());
 				start = pauseWorker(worker);
 			}
+			case REPLICA_PROMOTION -> {
+				start = promoteReplica();
+			}
 		}
 		this.windows.add(new Window(kind, start, System.nanoTime(), worker));
+		if (kind == Kind.REPLICA_PROMOTION) {
+			// the clients are back once the proxy healed; the next promotion waits for
+			// this replica to sync
+			this.redis.startReplica();
+		}
+	}
+
+	/**
+	 * Cuts the replica off once it has caught up, waits for a grant it misses, then kills
+	 * the primary and promotes the replica, as {@link Kind#RESTART_WITHOUT_DATA}
+	 * restarts: with no client reaching either server while the epoch changes.
+	 * @return when the replica was cut off
+	 */
+	private long promoteReplica() {
+		this.redis.awaitReplicaInSync();
+		RedisServer primary = this.redis.primary();
+		long start = System.nanoTime();
+		String replicated = fencingCounters(primary);
+		this.redis.detachReplica();
+		try {
+			await().atMost(MISSED_GRANT_WAIT)
+				.pollInterval(Duration.ofMillis(5))
+				.until(() -> !fencingCounters(primary).equals(replicated));
+			this.promotionsThatLostGrants++;
+		}
+		catch (ConditionTimeoutException ex) {
+			// promoted all the same: nothing but renewals and releases lost
+		}
+		this.proxy.cut();
+		try {
+			this.redis.promoteReplica();
+			this.store.nextEpoch();
+			RedisServer promoted = this.redis.primary();
+			this.proxy.retarget(promoted.host(), promoted.port());
+		}
+		finally {
+			this.proxy.heal();
+		}
+		return start;
+	}
+
+	// every fencing counter and its value, the same as long as no lock was granted
+	private static String fencingCounters(RedisServer redis) {
+		List<String> keys = redis.command("KEYS", "lock:fence:*")
+			.lines()
+			.filter((key) -> !key.isBlank())
+			.sorted()
+			.toList();
+		if (keys.isEmpty()) {
+			return "";
+		}
+		List<String> mget = new ArrayList<>(keys);
+		mget.add(0, "MGET");
+		return keys + " " + redis.command(mget.toArray(String[]::new));
 	}
 
 	// returns when the worker was frozen

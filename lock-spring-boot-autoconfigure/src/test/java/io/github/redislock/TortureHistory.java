@@ -220,12 +220,12 @@ final class TortureHistory {
 		return legitimateWriteOverlaps;
 	}
 
-	// over the whole run, across every restart without data: tokens never go backwards.
-	// Left out: holds frozen past their lease, and holds acquired while Redis lost its
-	// data
-	// (their reply may have come from the server before the loss, and they may enter
-	// after a
-	// hold granted by the one after it)
+	// over the whole run, across every data loss (a restart without data, a promotion of
+	// a replica that missed grants): tokens never go backwards. Left out: holds frozen
+	// past their lease, and holds acquired while Redis lost its data (their reply may
+	// have
+	// come from the server before the loss, and they may enter after a hold granted by
+	// the one after it)
 	private void checkTokens(List<Call> holds) {
 		Call last = null;
 		for (Call hold : holds) {

@@ -40,6 +40,8 @@ final class TortureReport {
 					.collect(Collectors.joining(", ")),
 				missing.isEmpty() ? "" : " (not injected: " + missing + ")", faults.holdersFrozen());
 		line(out, "epochs (Redis kept its data)", "%d", history.epochs());
+		line(out, "replica promotions that lost grants", "%d of %d", faults.promotionsThatLostGrants(),
+				counts.getOrDefault(Kind.REPLICA_PROMOTION, 0));
 		line(out, "overlapping holds while Redis kept its data",
 				"%d (legitimate, apart: %d holds frozen past their lease overlapped %d later holds, %d pairs; "
 						+ "%d pairs across a data loss)",

@@ -21,7 +21,7 @@ record TortureShape(Duration duration, int jvms, int threads, int names, Duratio
 				: Arrays.stream(faults.split(","))
 					.map(Kind::of)
 					.collect(Collectors.toCollection(() -> EnumSet.noneOf(Kind.class)));
-		return new TortureShape(duration("duration", "22s"), number("jvms", 2), number("threads", 4),
+		return new TortureShape(duration("duration", "23s"), number("jvms", 2), number("threads", 4),
 				number("names", 4), duration("faultEvery", "1s"), kinds,
 				Long.getLong("redislock.torture.seed", System.nanoTime()));
 	}

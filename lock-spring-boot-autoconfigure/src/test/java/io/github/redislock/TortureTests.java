@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Random;
 
 import io.github.redislock.testsupport.FaultProxy;
-import io.github.redislock.testsupport.RedisServerExtension;
+import io.github.redislock.testsupport.RedisReplicaPair;
+import io.github.redislock.testsupport.RedisServer;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,19 +25,22 @@ import static org.awaitility.Awaitility.await;
  * {@link TortureFaults.Kind} are injected one at a time in random order: Redis frozen
  * past the command timeout, pub/sub and command connections killed, connections cut,
  * latency, a partition past the command timeout, the script cache flushed, Redis killed
- * and restarted with its data (AOF, {@code appendfsync always}) and without it, and a
- * worker JVM frozen while one of its threads is inside a critical section, for a second
- * longer than that thread's lease. Inside each hold a thread updates a counter
- * non-atomically in a store fenced by its token ({@link TortureStore}).
+ * and restarted with its data (AOF, {@code appendfsync always}) and without it, its
+ * replica promoted after the primary granted locks the replica never got and was killed,
+ * and a worker JVM frozen while one of its threads is inside a critical section, for a
+ * second longer than that thread's lease. Redis is a primary and its replica
+ * ({@link RedisReplicaPair}); the proxy follows the primary. Inside each hold a thread
+ * updates a counter non-atomically in a store fenced by its token ({@link TortureStore}).
  *
  * <p>
  * Two kinds of overlap are legitimate, and counted apart:
  * <ul>
- * <li>The history is split into epochs at each restart that lost Redis' data: locks start
- * over then, so holds of different epochs may overlap (and so may holds acquired while
- * the data was lost). Fencing tokens do not start over (they follow the server's clock),
- * so the store orders writes by token alone and rejects a stale holder's write across a
- * restart too.</li>
+ * <li>The history is split into epochs at each loss of Redis' data, a restart without it
+ * or a promotion of a replica that missed the latest grants: the lost locks are free
+ * then, so holds of different epochs may overlap (and so may holds acquired while the
+ * data was lost). Fencing tokens do not go back (they follow the server's clock), so the
+ * store orders writes by token alone and rejects a stale holder's write across a data
+ * loss too.</li>
  * <li>A hold of a worker frozen past its lease (frozen during its call or critical
  * section, which together lasted at least its lease, and whose unlock did not find the
  * lock still its own) may overlap holds that began a lease or more after its call did:
@@ -45,9 +48,9 @@ import static org.awaitility.Awaitility.await;
  * late write.</li>
  * </ul>
  * Asserted: no other overlap; no lost counter update other than by a legitimate overlap
- * in which the store accepted both writes; over the whole run, across restarts without
- * data, the tokens of each name increase strictly in the order the holds began (leaving
- * out holds frozen past their lease and holds acquired while the data was lost; a hold a
+ * in which the store accepted both writes; over the whole run, across every data loss,
+ * the tokens of each name increase strictly in the order the holds began (leaving out
+ * holds frozen past their lease and holds acquired while the data was lost; a hold a
  * failed unlock left in Redis, taken over by its owner, gets a new token too); and
  * nothing left: no lock thread in the workers once their clients closed, no pub/sub
  * connection or channel, no key but the fencing counters once the last leases ran out, no
@@ -61,18 +64,15 @@ import static org.awaitility.Awaitility.await;
  *
  * <p>
  * The shape comes from system properties: {@code redislock.torture.duration} (default
- * {@code 22s}; also {@code 10m}, {@code 1500ms}, ISO-8601), {@code .jvms} (2),
+ * {@code 23s}; also {@code 10m}, {@code 1500ms}, ISO-8601), {@code .jvms} (2),
  * {@code .threads} (4 per JVM), {@code .names} (4), {@code .faultEvery} (1s; a fault
- * lasting longer is followed by the next 300 ms after it healed), {@code .faults}
- * (comma-separated kinds such as {@code worker-pause,restart-with-data}; default all) and
- * {@code .seed} (of the fault order and the workers' choices; printed). The default has
- * room for one fault of each kind; no fault begins in the last 2 s.
+ * lasting longer is followed by the next 300 ms after it healed, and faults come sooner
+ * when the rest of the first round would not fit the time left otherwise),
+ * {@code .faults} (comma-separated kinds such as {@code worker-pause,restart-with-data};
+ * default all) and {@code .seed} (of the fault order and the workers' choices; printed).
+ * The default has room for one fault of each kind; no fault begins in the last 2 s.
  */
 class TortureTests {
-
-	@RegisterExtension
-	static final RedisServerExtension redis = new RedisServerExtension("--appendonly", "yes", "--appendfsync",
-			"always");
 
 	private static final Duration WARM_UP = Duration.ofSeconds(1);
 
@@ -86,8 +86,9 @@ class TortureTests {
 		Path records = Files.createDirectories(directory.resolve("records"));
 		Random random = new Random(shape.seed());
 		List<TortureWorkerJvm> workers = new ArrayList<>();
-		try (TortureStore store = TortureStore.open(directory.resolve("store"), shape.names());
-				FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port())) {
+		try (RedisReplicaPair redis = RedisReplicaPair.start("--appendonly", "yes", "--appendfsync", "always");
+				TortureStore store = TortureStore.open(directory.resolve("store"), shape.names());
+				FaultProxy proxy = FaultProxy.start(redis.primary().host(), redis.primary().port())) {
 			for (int i = 0; i < shape.jvms(); i++) {
 				workers.add(TortureWorkerJvm.start(i, proxy, shape, directory.resolve("store"), records));
 			}
@@ -98,13 +99,13 @@ class TortureTests {
 			for (TortureWorkerJvm worker : workers) {
 				worker.send("GO " + endMillis);
 			}
-			TortureFaults faults = new TortureFaults(redis.server(), proxy, store,
+			TortureFaults faults = new TortureFaults(redis, proxy, store,
 					workers.stream().map(TortureWorkerJvm::process).toList(), shape.faults(), random);
 			Thread.sleep(WARM_UP.toMillis());
 			faults.injectUntil(runStart + WARM_UP.plus(shape.duration()).minus(TAIL).toNanos(), shape.faultEvery());
 			await().atMost(Duration.ofMinutes(2))
 				.until(() -> workers.stream().allMatch(TortureWorkerJvm::closedOrGone));
-			TortureLeftovers atClose = TortureLeftovers.of(redis.server());
+			TortureLeftovers atClose = TortureLeftovers.of(redis.primary());
 			for (TortureWorkerJvm worker : workers) {
 				worker.exit();
 			}
@@ -113,7 +114,7 @@ class TortureTests {
 			TortureHistory history = TortureHistory.read(records, faults.windows(), counters,
 					TortureWorker.WATCHDOG_TIMEOUT.toMillis());
 			TortureTimings timings = new TortureTimings(history, TortureWorker.COMMAND_TIMEOUT.toMillis(), runStart);
-			TortureLeftovers atEnd = leftoversOnceLeasesRanOut();
+			TortureLeftovers atEnd = leftoversOnceLeasesRanOut(redis.primary());
 			System.out.print(TortureReport.of(shape, records, faults, history, timings, workers, atClose, atEnd));
 			for (TortureWorkerJvm worker : workers) {
 				assertThat(worker.process().exitValue()).as(worker.output()).isZero();
@@ -142,13 +143,13 @@ class TortureTests {
 	 * What Redis has once the workers exited and every lease they may have left behind
 	 * ran out: nothing but the fencing counters, unless something leaked.
 	 */
-	private static TortureLeftovers leftoversOnceLeasesRanOut() {
+	private static TortureLeftovers leftoversOnceLeasesRanOut(RedisServer redis) {
 		try {
 			return await().atMost(TortureWorker.MAX_LEASE.plusSeconds(2))
-				.until(() -> TortureLeftovers.of(redis.server()), TortureLeftovers::isEmpty);
+				.until(() -> TortureLeftovers.of(redis), TortureLeftovers::isEmpty);
 		}
 		catch (ConditionTimeoutException ex) {
-			return TortureLeftovers.of(redis.server());
+			return TortureLeftovers.of(redis);
 		}
 	}
 

@@ -284,6 +284,11 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
+	public FencingCounter fencingCounter(String name) {
+		return this.inspection.reads().fencingCounter(LockKeys.fenceKey(this.keyPrefix, keys(name).lockKey()));
+	}
+
+	@Override
 	public LockState lockState(String name) {
 		return LockState.of(name, this.inspection.reads().state(keys(name)));
 	}

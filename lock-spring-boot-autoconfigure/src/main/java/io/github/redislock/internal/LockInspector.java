@@ -49,6 +49,13 @@ public interface LockInspector {
 	 */
 	List<KindState> kindStates(String name);
 
+	/**
+	 * The fencing counter the name's tokens come from, of every kind (shared with the
+	 * other names in its cluster slot), and the clock of the server that holds it, read
+	 * together in one round trip.
+	 */
+	FencingCounter fencingCounter(String name);
+
 	/** What Redis holds for the named lock, whoever holds it, in one round trip. */
 	LockState lockState(String name);
 

@@ -4,10 +4,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.lettuce.core.ScriptOutputType;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
 /**
  * What the engine, the lock API and the inspection ask Redis about locks, without
- * changing anything: plain commands (no scripts), pipelined where one answer needs
- * several, each bounded like every other call by {@link RedisCalls}.
+ * changing anything: plain commands (a script only where the server's clock must be read
+ * with a key, on the key's node), pipelined where one answer needs several, each bounded
+ * like every other call by {@link RedisCalls}.
  */
 final class LockReads {
 
@@ -16,6 +21,8 @@ final class LockReads {
 
 	/** A PTTL reply for a key without expiry. */
 	static final long NO_EXPIRY = -1;
+
+	private static final RedisScript<Object> FENCE_READ = LockScripts.load("fence-read.lua", Object.class);
 
 	private final RedisCalls calls;
 
@@ -50,6 +57,19 @@ final class LockReads {
 			return CompletableFuture.allOf(states.toArray(CompletableFuture[]::new))
 				.thenApply((done) -> states.stream().map(CompletableFuture::join).toList());
 		});
+	}
+
+	/**
+	 * The fencing counter and the clock of the node that holds it, read by one script so
+	 * that both come from that node at one instant (a plain {@code TIME} on a cluster
+	 * goes to any node). One round trip.
+	 */
+	FencingCounter fencingCounter(String fenceKey) {
+		List<Object> reply = this.calls.call(() -> "read the fencing counter '" + fenceKey + "'", (redis) -> RedisCalls
+			.<List<Object>>script(redis, FENCE_READ, ScriptOutputType.MULTI, List.of(fenceKey)));
+		Object value = reply.get(0);
+		return new FencingCounter(fenceKey, (value != null) ? Long.valueOf(text(value)) : null,
+				((Number) reply.get(1)).longValue());
 	}
 
 	/** This owner's hold count as Redis has it. */

@@ -21,7 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  * A TCP proxy between clients and a Redis server that can misbehave on demand, as a
  * network does: add latency, cut every connection (and refuse new ones), or hold all
  * traffic (a partition: connections stay open, nothing arrives; as TCP would retransmit,
- * what was held is delivered after {@link #heal()}). Point clients at {@link #port()}.
+ * what was held is delivered after {@link #heal()}). Point clients at {@link #port()};
+ * point the proxy at another server with {@link #retarget(String, int)}.
  *
  * <pre class="code">
  * try (FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port())) {
@@ -39,9 +40,7 @@ public final class FaultProxy implements AutoCloseable {
 
 	}
 
-	private final String targetHost;
-
-	private final int targetPort;
+	private volatile InetSocketAddress target;
 
 	private final ServerSocket server;
 
@@ -60,8 +59,7 @@ public final class FaultProxy implements AutoCloseable {
 	private final AtomicInteger held = new AtomicInteger();
 
 	private FaultProxy(String targetHost, int targetPort) throws IOException {
-		this.targetHost = targetHost;
-		this.targetPort = targetPort;
+		this.target = new InetSocketAddress(targetHost, targetPort);
 		this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
 		this.threads.execute(this::accept);
 	}
@@ -84,6 +82,17 @@ public final class FaultProxy implements AutoCloseable {
 	/** The port clients connect to. */
 	public int port() {
 		return this.server.getLocalPort();
+	}
+
+	/**
+	 * Points the connections accepted from now on at another server, such as a promoted
+	 * replica. Open connections stay with the server they were made to: {@link #cut()}
+	 * them to move every client.
+	 * @param targetHost the server's host
+	 * @param targetPort the server's port
+	 */
+	public void retarget(String targetHost, int targetPort) {
+		this.target = new InetSocketAddress(targetHost, targetPort);
 	}
 
 	/** Delays every chunk of data, both ways, by the given time. */
@@ -164,7 +173,7 @@ public final class FaultProxy implements AutoCloseable {
 				this.sockets.add(client);
 				Socket upstream = new Socket();
 				try {
-					upstream.connect(new InetSocketAddress(this.targetHost, this.targetPort), 2000);
+					upstream.connect(this.target, 2000);
 				}
 				catch (IOException ex) {
 					// the target refused (a restarting Redis): so does the proxy, rather

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.internal.FencingCounter;
 import io.github.redislock.internal.HeldLock;
 import io.github.redislock.internal.LockInspector;
 import io.github.redislock.internal.KindState;
@@ -95,7 +96,8 @@ public class LocksEndpoint {
 				(exclusive != null) ? exclusive.fencingToken() : null, (exclusive != null) ? lease(exclusive) : null,
 				heldHere, inspector.waitingByLock().getOrDefault(lockName, 0),
 				readWrite(inspector, byMode(states, "readWrite")), fair(inspector, byMode(states, "fair")),
-				states.stream().filter(KindState::active).map((state) -> KindDescriptor.of(inspector, state)).toList());
+				states.stream().filter(KindState::active).map((state) -> KindDescriptor.of(inspector, state)).toList(),
+				FencingCounterDescriptor.of(inspector.fencingCounter(lockName)));
 	}
 
 	private static @Nullable KindState byMode(List<KindState> states, String mode) {
@@ -184,11 +186,38 @@ public class LocksEndpoint {
 	 * waits
 	 * @param kinds every kind's lock of the name that is taken or waited for, each read
 	 * by its kind and shown alike (exclusive, read/write, fair, and any kind added later)
+	 * @param fencingCounter the counter the name's next token comes from, and how far it
+	 * is ahead of the Redis server's clock; {@code null} when not read
 	 */
 	public record LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
 			boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs,
 			List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
-			@Nullable FairDescriptor fair, List<KindDescriptor> kinds) {
+			@Nullable FairDescriptor fair, List<KindDescriptor> kinds,
+			@Nullable FencingCounterDescriptor fencingCounter) {
+
+		/**
+		 * Creates a descriptor without the {@code fencingCounter}, as before it was
+		 * shown.
+		 * @param name the lock's name
+		 * @param key its Redis key
+		 * @param locked whether a lock of the name is taken
+		 * @param holders who holds its exclusive lock
+		 * @param keptForNobody whether its exclusive lock is kept for nobody
+		 * @param fencingToken the exclusive lock's fencing token
+		 * @param remainingLeaseMs what is left of the exclusive lock's lease
+		 * @param heldHere what this instance's threads hold of it
+		 * @param waitingHere how many of this instance's threads wait for it
+		 * @param readWrite the read/write lock of the name
+		 * @param fair the fair lock of the name
+		 * @param kinds every kind's lock of the name that is taken or waited for
+		 */
+		public LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
+				boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs,
+				List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
+				@Nullable FairDescriptor fair, List<KindDescriptor> kinds) {
+			this(name, key, locked, holders, keptForNobody, fencingToken, remainingLeaseMs, heldHere, waitingHere,
+					readWrite, fair, kinds, null);
+		}
 
 		/**
 		 * Creates a descriptor without the {@code kinds}, as before they were shown.
@@ -209,7 +238,7 @@ public class LocksEndpoint {
 				List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
 				@Nullable FairDescriptor fair) {
 			this(name, key, locked, holders, keptForNobody, fencingToken, remainingLeaseMs, heldHere, waitingHere,
-					readWrite, fair, List.of());
+					readWrite, fair, List.of(), null);
 		}
 
 	}
@@ -241,6 +270,31 @@ public class LocksEndpoint {
 			return new KindDescriptor(state.mode(), state.key(), state.locked(),
 					LocksEndpoint.holders(inspector, state.holders()), state.keptForNobody(), state.fencingToken(),
 					lease(state), state.waiting(), state.details());
+		}
+
+	}
+
+	/**
+	 * The fencing counter a name's tokens come from, of every kind, read with the Redis
+	 * server's clock. The next token is the larger of the counter + 1 and the clock, so
+	 * the lead is normally below 0 (the clock has passed the last token). A lead far
+	 * above 0 means tokens were reserved in blocks faster than the clock moves (threads
+	 * of a client queueing for locks of the slot) or the server's clock stepped back.
+	 * After a failover tokens keep increasing if the promoted replica's clock has passed
+	 * the old primary's counter: with a lead above 0, it must be that far ahead of the
+	 * old primary's clock.
+	 *
+	 * @param key the counter's key, shared by every name in the same cluster slot
+	 * @param value the last token the slot issued or reserved, {@code null} when there is
+	 * no counter (nothing acquired yet, or Redis lost it: the next token is the clock)
+	 * @param leadMicros how far the counter is ahead of the server's clock, in
+	 * microseconds; {@code null} without a counter
+	 * @since 0.1.0
+	 */
+	public record FencingCounterDescriptor(String key, @Nullable Long value, @Nullable Long leadMicros) {
+
+		static FencingCounterDescriptor of(FencingCounter counter) {
+			return new FencingCounterDescriptor(counter.key(), counter.value(), counter.leadMicros());
 		}
 
 	}

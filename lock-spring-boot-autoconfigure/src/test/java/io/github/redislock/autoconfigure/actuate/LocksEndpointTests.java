@@ -13,6 +13,7 @@ import io.github.redislock.RedisReadWriteLock;
 import io.github.redislock.TestThreads;
 import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.annotation.LockMode;
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint.FencingCounterDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HeldLockDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.KindDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
@@ -38,6 +39,10 @@ import static org.awaitility.Awaitility.await;
  * is switched on, and showing what this instance holds and waits for.
  */
 class LocksEndpointTests {
+
+	private static final long FIVE_SECONDS_MICROS = TimeUnit.SECONDS.toMicros(5);
+
+	private static final long TEN_MINUTES_MICROS = TimeUnit.MINUTES.toMicros(10);
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -203,6 +208,48 @@ class LocksEndpointTests {
 			assertThat(free.fencingToken()).isNull();
 			assertThat(free.remainingLeaseMs()).isNull();
 		});
+	}
+
+	@Test
+	void showsTheFencingCounterOfANameAndHowFarItIsAheadOfTheServersClock() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			String[] name = { "ledger:5" };
+			// another test's name may share the slot, and so the counter
+			String key = endpoint.lock(name).fencingCounter().key();
+			assertThat(key).startsWith("lock:fence:{");
+			redis.command("DEL", key);
+			assertThat(endpoint.lock(name).fencingCounter()).isEqualTo(new FencingCounterDescriptor(key, null, null));
+			RedisLock exclusive = client.getLock("ledger:5");
+			exclusive.lock();
+			long token = exclusive.fencingToken();
+			exclusive.unlock();
+			FencingCounterDescriptor afterAGrant = endpoint.lock(name).fencingCounter();
+			assertThat(afterAGrant.value()).isEqualTo(token);
+			// the token was the server's clock then: the clock has passed it since
+			assertThat(afterAGrant.leadMicros()).isNotPositive().isGreaterThan(-TEN_MINUTES_MICROS);
+			// a counter 5 s ahead, as blocks reserved faster than the clock moves or a
+			// clock that stepped back leave it
+			redis.command("SET", key, Long.toString(serverMicros() + FIVE_SECONDS_MICROS));
+			FencingCounterDescriptor ahead = endpoint.lock(name).fencingCounter();
+			assertThat(ahead.leadMicros()).isPositive().isLessThanOrEqualTo(FIVE_SECONDS_MICROS);
+			// every kind of the name draws from it
+			RedisLock fair = client.getFairLock("ledger:5");
+			fair.lock();
+			try {
+				assertThat(fair.fencingToken()).isEqualTo(ahead.value() + 1);
+				assertThat(endpoint.lock(name).fencingCounter().value()).isEqualTo(fair.fencingToken());
+			}
+			finally {
+				fair.unlock();
+			}
+		});
+	}
+
+	private static long serverMicros() {
+		String[] time = redis.command("TIME").split("\n");
+		return Long.parseLong(time[0].trim()) * 1_000_000 + Long.parseLong(time[1].trim());
 	}
 
 	@ParameterizedTest

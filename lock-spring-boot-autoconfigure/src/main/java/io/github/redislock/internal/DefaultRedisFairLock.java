@@ -18,8 +18,9 @@ final class DefaultRedisFairLock extends DefaultRedisLock implements RedisFairLo
 
 	private final DefaultRedisLockClient client;
 
-	DefaultRedisFairLock(LockKeys keys, LockEngine engine, Lease watchdogLease, DefaultRedisLockClient client) {
-		super(keys, engine, watchdogLease);
+	DefaultRedisFairLock(LockKeys keys, LockEngine engine, LockQueries queries, Lease watchdogLease,
+			DefaultRedisLockClient client) {
+		super(keys, engine, queries, watchdogLease);
 		this.client = client;
 	}
 

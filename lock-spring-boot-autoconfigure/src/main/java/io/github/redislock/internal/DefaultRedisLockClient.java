@@ -67,6 +67,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	private final LockEngine engine;
 
+	private final LockQueries queries;
+
 	private final Owners owners;
 
 	private final ClientInspection inspection;
@@ -141,8 +143,9 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		this.owners = new Owners(this.clientId);
 		LockReads reads = new LockReads(calls);
 		Settlements settlements = new Settlements(commands);
-		this.engine = new LockEngine(this.owners, commands, reads, holds, queues, subscriptions, watchdog, settlements,
+		this.engine = new LockEngine(this.owners, commands, holds, queues, subscriptions, watchdog, settlements,
 				notifier, new LockObservations(observations), maxLocalPasses);
+		this.queries = new LockQueries(reads, holds);
 		this.inspection = new ClientInspection(this.owners, holds, queues, subscriptions, watchdog, settlements, reads);
 		this.watchdogLease = Lease.watchdog(watchdogTimeout.toMillis());
 		this.meters = (meterRegistry != null) ? new LockMeters(meterRegistry, this.inspection) : null;
@@ -150,18 +153,19 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	@Override
 	public RedisLock getLock(String name) {
-		return new DefaultRedisLock(keys(name), this.engine, this.watchdogLease);
+		return new DefaultRedisLock(keys(name), this.engine, this.queries, this.watchdogLease);
 	}
 
 	@Override
 	public RedisFairLock getFairLock(String name) {
-		return new DefaultRedisFairLock(this.keys.get(LockType.FAIR, name), this.engine, this.watchdogLease, this);
+		return new DefaultRedisFairLock(this.keys.get(LockType.FAIR, name), this.engine, this.queries,
+				this.watchdogLease, this);
 	}
 
 	@Override
 	public RedisReadWriteLock getReadWriteLock(String name) {
 		return new DefaultRedisReadWriteLock(this.keys.get(LockType.READ, name), this.keys.get(LockType.WRITE, name),
-				this.engine, this.watchdogLease, this);
+				this.engine, this.queries, this.watchdogLease, this);
 	}
 
 	@Override
@@ -199,7 +203,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 			Thread.currentThread().interrupt();
 			throw new LockNotAcquiredException(name, waitTime, ex);
 		}
-		return (hold != null) ? Optional.of(new DefaultLockHandle(this.engine, hold)) : Optional.empty();
+		return (hold != null) ? Optional.of(new DefaultLockHandle(this.engine, this.queries, hold)) : Optional.empty();
 	}
 
 	@Override
@@ -242,7 +246,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 			else if (hold == null) {
 				handle.completeExceptionally(new LockNotAcquiredException(name, waitTime));
 			}
-			else if (!handle.complete(new DefaultLockHandle(this.engine, hold))) {
+			else if (!handle.complete(new DefaultLockHandle(this.engine, this.queries, hold))) {
 				// cancelled just now: give it back, from the client's own thread (a
 				// grant may arrive on Lettuce's event loop)
 				this.engine.giveBack(hold);

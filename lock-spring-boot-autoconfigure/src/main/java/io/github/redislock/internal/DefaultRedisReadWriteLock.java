@@ -27,14 +27,14 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 	// makes the handles, as it does for exclusive locks
 	private final DefaultRedisLockClient client;
 
-	DefaultRedisReadWriteLock(LockKeys readKeys, LockKeys writeKeys, LockEngine engine, Lease watchdogLease,
-			DefaultRedisLockClient client) {
+	DefaultRedisReadWriteLock(LockKeys readKeys, LockKeys writeKeys, LockEngine engine, LockQueries queries,
+			Lease watchdogLease, DefaultRedisLockClient client) {
 		this.readKeys = readKeys;
 		this.writeKeys = writeKeys;
 		this.client = client;
-		this.readLock = new DefaultRedisLock(readKeys, engine, watchdogLease, null);
+		this.readLock = new DefaultRedisLock(readKeys, engine, queries, watchdogLease, null);
 		// the write side refuses an owner that reads: it would wait for itself
-		this.writeLock = new DefaultRedisLock(writeKeys, engine, watchdogLease, readKeys);
+		this.writeLock = new DefaultRedisLock(writeKeys, engine, queries, watchdogLease, readKeys);
 	}
 
 	@Override

@@ -16,22 +16,22 @@ import io.github.redislock.RedisFairLock;
  */
 final class DefaultRedisFairLock extends DefaultRedisLock implements RedisFairLock {
 
-	private final DefaultRedisLockClient client;
+	private final HandleAcquisitions handles;
 
 	DefaultRedisFairLock(LockKeys keys, LockEngine engine, LockQueries queries, Lease watchdogLease,
-			DefaultRedisLockClient client) {
+			HandleAcquisitions handles) {
 		super(keys, engine, queries, watchdogLease);
-		this.client = client;
+		this.handles = handles;
 	}
 
 	@Override
 	public Optional<LockHandle> tryAcquire(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.tryAcquire(keys(), waitTime, leaseTime);
+		return this.handles.tryAcquire(keys(), waitTime, leaseTime);
 	}
 
 	@Override
 	public CompletableFuture<LockHandle> acquireAsync(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.acquireAsync(keys(), waitTime, leaseTime, null);
+		return this.handles.acquireAsync(keys(), waitTime, leaseTime, null);
 	}
 
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.github.redislock.internal.ReactiveLocks;
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -46,6 +47,8 @@ class ReactiveLockTests {
 	private static final String ASYNC_THREAD = "redis-lock-async-";
 
 	private static final int GRANT_TRIES = 3;
+
+	private static final Duration PATIENT_COMMANDS = Duration.ofSeconds(10);
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -377,9 +380,14 @@ class ReactiveLockTests {
 	// handed over in a run stayed held.
 	@Test
 	void theLibrarysOwnClientContinuesWhereRedisAnswersAndAnyOtherClientOnItsOwnThread() {
-		RedisLockClient own = this.clients.newClient();
-		RedisLockClient wrapped = this.clients.newClient();
-		RedisLockClient holder = this.clients.newClient();
+		// a busy machine may take long to subscribe a waiter or to renew a lease: not
+		// what
+		// this test is about
+		Consumer<RedisLockClient.Builder> patient = (builder) -> builder.commandTimeout(PATIENT_COMMANDS)
+			.watchdogTimeout(LONG_WAIT);
+		RedisLockClient own = this.clients.newClient(patient);
+		RedisLockClient wrapped = this.clients.newClient(patient);
+		RedisLockClient holder = this.clients.newClient(patient);
 		// On Schedulers.immediate() the handle arrives on the thread that completed the
 		// acquisition: for the library's own client the thread Redis answered on, one hop
 		// fewer (or the client's thread when the answer came before it was listened for,
@@ -402,13 +410,16 @@ class ReactiveLockTests {
 			String name = LockTestClients.uniqueName();
 			LockHandle held = holder.tryAcquire(name, Duration.ZERO, null).orElseThrow();
 			AtomicReference<@Nullable String> thread = new AtomicReference<>();
+			AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
 			reactive.acquire(name, LONG_WAIT, null).subscribe((handle) -> {
 				thread.set(Thread.currentThread().getName());
 				handle.releaseAsync();
-			});
-			await().atMost(LONG_WAIT).until(() -> LockTestClients.inspector(waiting).waitingCount() == 1);
+			}, failure::set);
+			await().atMost(LONG_WAIT)
+				.until(() -> failure.get() != null || LockTestClients.inspector(waiting).waitingCount() == 1);
 			held.release();
-			await().atMost(LONG_WAIT).until(() -> thread.get() != null);
+			await().atMost(LONG_WAIT).until(() -> thread.get() != null || failure.get() != null);
+			assertThat(failure.get()).isNull();
 			threads.add(thread.get());
 			await().atMost(LONG_WAIT).until(() -> LockTestClients.inspector(waiting).heldCount() == 0);
 		}

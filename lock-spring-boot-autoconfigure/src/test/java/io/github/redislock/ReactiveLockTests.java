@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.github.redislock.internal.ReactiveLocks;
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -41,6 +42,13 @@ import static org.awaitility.Awaitility.await;
 class ReactiveLockTests {
 
 	private static final Duration LONG_WAIT = Duration.ofSeconds(30);
+
+	// the client's own thread for asynchronous acquisitions
+	private static final String ASYNC_THREAD = "redis-lock-async-";
+
+	private static final int GRANT_TRIES = 3;
+
+	private static final Duration PATIENT_COMMANDS = Duration.ofSeconds(10);
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -371,6 +379,54 @@ class ReactiveLockTests {
 	// handle handed over must be released: before the fix, 20 to 55 of the 176 to 300
 	// handed over in a run stayed held.
 	@Test
+	void theLibrarysOwnClientContinuesWhereRedisAnswersAndAnyOtherClientOnItsOwnThread() {
+		// a busy machine may take long to subscribe a waiter or to renew a lease: not
+		// what
+		// this test is about
+		Consumer<RedisLockClient.Builder> patient = (builder) -> builder.commandTimeout(PATIENT_COMMANDS)
+			.watchdogTimeout(LONG_WAIT);
+		RedisLockClient own = this.clients.newClient(patient);
+		RedisLockClient wrapped = this.clients.newClient(patient);
+		RedisLockClient holder = this.clients.newClient(patient);
+		// On Schedulers.immediate() the handle arrives on the thread that completed the
+		// acquisition: for the library's own client the thread Redis answered on, one hop
+		// fewer (or the client's thread when the answer came before it was listened for,
+		// hence a few tries); for any other client, even one equal to the library's, the
+		// client's own thread, always.
+		ReactiveLocks direct = new ReactiveLocks(own, Schedulers.immediate());
+		assertThat(grantThreads(direct, own, holder))
+			.anySatisfy((thread) -> assertThat(thread).doesNotStartWith(ASYNC_THREAD)
+				.isNotEqualTo(Thread.currentThread().getName()));
+		ReactiveLocks throughPublicApi = new ReactiveLocks(new EqualWrapper(wrapped), Schedulers.immediate());
+		assertThat(grantThreads(throughPublicApi, wrapped, holder))
+			.allSatisfy((thread) -> assertThat(thread).startsWith(ASYNC_THREAD));
+	}
+
+	// Each acquisition waits for another client's release, so that it completes after
+	// the subscriber subscribed: on the thread that completed it.
+	private static List<String> grantThreads(ReactiveLocks reactive, RedisLockClient waiting, RedisLockClient holder) {
+		List<String> threads = new ArrayList<>();
+		for (int i = 0; i < GRANT_TRIES; i++) {
+			String name = LockTestClients.uniqueName();
+			LockHandle held = holder.tryAcquire(name, Duration.ZERO, null).orElseThrow();
+			AtomicReference<@Nullable String> thread = new AtomicReference<>();
+			AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+			reactive.acquire(name, LONG_WAIT, null).subscribe((handle) -> {
+				thread.set(Thread.currentThread().getName());
+				handle.releaseAsync();
+			}, failure::set);
+			await().atMost(LONG_WAIT)
+				.until(() -> failure.get() != null || LockTestClients.inspector(waiting).waitingCount() == 1);
+			held.release();
+			await().atMost(LONG_WAIT).until(() -> thread.get() != null || failure.get() != null);
+			assertThat(failure.get()).isNull();
+			threads.add(thread.get());
+			await().atMost(LONG_WAIT).until(() -> LockTestClients.inspector(waiting).heldCount() == 0);
+		}
+		return threads;
+	}
+
+	@Test
 	void aHandleThatArrivesAsTheSubscriptionIsCancelledIsReleased() throws Exception {
 		String prefix = LockTestClients.uniqueName();
 		RedisLockClient real = this.clients.newClient();
@@ -487,6 +543,51 @@ class ReactiveLockTests {
 		LockTestClients.assertNothingLeftBehind(client);
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(redis.command("EXISTS", "lock:{" + name + "}")).isEqualTo("0"));
+	}
+
+	/**
+	 * Another client, as an application might wrap the library's: it declares itself
+	 * equal to the one it wraps.
+	 */
+	private static final class EqualWrapper implements RedisLockClient {
+
+		private final RedisLockClient client;
+
+		EqualWrapper(RedisLockClient client) {
+			this.client = client;
+		}
+
+		@Override
+		public RedisLock getLock(String name) {
+			return this.client.getLock(name);
+		}
+
+		@Override
+		public Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
+			return this.client.tryAcquire(name, waitTime, leaseTime);
+		}
+
+		@Override
+		public CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime,
+				@Nullable Duration leaseTime) {
+			return this.client.acquireAsync(name, waitTime, leaseTime);
+		}
+
+		@Override
+		public void close() {
+		}
+
+		@Override
+		public boolean equals(@Nullable Object other) {
+			return this.client.equals(other)
+					|| (other instanceof EqualWrapper wrapper && this.client == wrapper.client);
+		}
+
+		@Override
+		public int hashCode() {
+			return this.client.hashCode();
+		}
+
 	}
 
 }

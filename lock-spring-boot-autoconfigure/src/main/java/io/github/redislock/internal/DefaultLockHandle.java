@@ -25,14 +25,17 @@ final class DefaultLockHandle implements LockHandle {
 
 	private final LockEngine engine;
 
+	private final LockQueries queries;
+
 	private final Hold hold;
 
 	private final Release release;
 
 	private final Cleaner.Cleanable cleanable;
 
-	DefaultLockHandle(LockEngine engine, Hold hold) {
+	DefaultLockHandle(LockEngine engine, LockQueries queries, Hold hold) {
 		this.engine = engine;
+		this.queries = queries;
 		this.hold = hold;
 		this.release = new Release(engine, hold);
 		this.cleanable = cleaner.register(this, this.release);
@@ -51,7 +54,7 @@ final class DefaultLockHandle implements LockHandle {
 	@Override
 	public boolean isHeld() {
 		try {
-			return !this.release.done.get() && this.engine.isHeld(this.hold);
+			return !this.release.done.get() && this.queries.isHeld(this.hold);
 		}
 		finally {
 			// a caller's last use of the handle: it must not be found abandoned meanwhile
@@ -63,7 +66,7 @@ final class DefaultLockHandle implements LockHandle {
 	public Duration remainingLease() {
 		try {
 			return this.release.done.get() ? Duration.ZERO
-					: Duration.ofMillis(this.engine.remainingLeaseMillis(this.hold));
+					: Duration.ofMillis(this.queries.remainingLeaseMillis(this.hold));
 		}
 		finally {
 			Reference.reachabilityFence(this);
@@ -90,7 +93,7 @@ final class DefaultLockHandle implements LockHandle {
 
 	@Override
 	public void release(Duration holdAtLeast) {
-		long holdAtLeastMillis = LockEngine.holdAtLeastMillis(holdAtLeast, this.hold.keys(), "release", "handle");
+		long holdAtLeastMillis = LockReleases.holdAtLeastMillis(holdAtLeast, this.hold.keys(), "release", "handle");
 		if (!this.release.done.compareAndSet(false, true)) {
 			throw new IllegalMonitorStateException("Lock '" + name() + "' (key '" + this.hold.keys().lockKey()
 					+ "') is not held by this handle: it was released already");
@@ -111,7 +114,7 @@ final class DefaultLockHandle implements LockHandle {
 
 	@Override
 	public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
-		long holdAtLeastMillis = LockEngine.holdAtLeastMillis(holdAtLeast, this.hold.keys(), "release", "handle");
+		long holdAtLeastMillis = LockReleases.holdAtLeastMillis(holdAtLeast, this.hold.keys(), "release", "handle");
 		if (!this.release.done.compareAndSet(false, true)) {
 			return CompletableFuture.failedFuture(new IllegalMonitorStateException("Lock '" + name() + "' (key '"
 					+ this.hold.keys().lockKey() + "') is not held by this handle: it was released already"));

@@ -16,21 +16,22 @@ import io.github.redislock.RedisFairLock;
  */
 final class DefaultRedisFairLock extends DefaultRedisLock implements RedisFairLock {
 
-	private final DefaultRedisLockClient client;
+	private final HandleAcquisitions handles;
 
-	DefaultRedisFairLock(LockKeys keys, LockEngine engine, Lease watchdogLease, DefaultRedisLockClient client) {
-		super(keys, engine, watchdogLease);
-		this.client = client;
+	DefaultRedisFairLock(LockKeys keys, LockEngine engine, LockQueries queries, Lease watchdogLease,
+			HandleAcquisitions handles) {
+		super(keys, engine, queries, watchdogLease);
+		this.handles = handles;
 	}
 
 	@Override
 	public Optional<LockHandle> tryAcquire(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.tryAcquire(keys(), waitTime, leaseTime);
+		return this.handles.tryAcquire(keys(), waitTime, leaseTime);
 	}
 
 	@Override
 	public CompletableFuture<LockHandle> acquireAsync(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.acquireAsync(keys(), waitTime, leaseTime, null);
+		return this.handles.acquireAsync(keys(), waitTime, leaseTime, null);
 	}
 
 }

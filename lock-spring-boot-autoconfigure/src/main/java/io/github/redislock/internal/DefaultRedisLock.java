@@ -11,14 +11,16 @@ import org.springframework.util.Assert;
 import io.github.redislock.RedisLock;
 
 /**
- * A lock name bound to its client's engine. Holds no state, so creating one per call is
- * free. Extended only by {@link DefaultRedisFairLock}, which adds handles.
+ * A lock name bound to its client's engine and queries. Holds no state, so creating one
+ * per call is free. Extended only by {@link DefaultRedisFairLock}, which adds handles.
  */
 class DefaultRedisLock implements RedisLock {
 
 	private final LockKeys keys;
 
 	private final LockEngine engine;
+
+	private final LockQueries queries;
 
 	private final Owners owners;
 
@@ -27,17 +29,19 @@ class DefaultRedisLock implements RedisLock {
 	// a lock whose holder cannot take this one (the read side, for a write lock)
 	@Nullable private final LockKeys excludedHolds;
 
-	DefaultRedisLock(LockKeys keys, LockEngine engine, Lease watchdogLease) {
-		this(keys, engine, watchdogLease, null);
+	DefaultRedisLock(LockKeys keys, LockEngine engine, LockQueries queries, Lease watchdogLease) {
+		this(keys, engine, queries, watchdogLease, null);
 	}
 
 	/**
 	 * @param excludedHolds a lock whose holders may not acquire this one: they would wait
 	 * for themselves (an upgrade from read to write)
 	 */
-	DefaultRedisLock(LockKeys keys, LockEngine engine, Lease watchdogLease, @Nullable LockKeys excludedHolds) {
+	DefaultRedisLock(LockKeys keys, LockEngine engine, LockQueries queries, Lease watchdogLease,
+			@Nullable LockKeys excludedHolds) {
 		this.keys = keys;
 		this.engine = engine;
+		this.queries = queries;
 		this.owners = engine.owners();
 		this.watchdogLease = watchdogLease;
 		this.excludedHolds = excludedHolds;
@@ -104,7 +108,7 @@ class DefaultRedisLock implements RedisLock {
 	@Override
 	public void unlock(Duration holdAtLeast) {
 		this.engine.release(this.keys, this.owners.currentThread(),
-				LockEngine.holdAtLeastMillis(holdAtLeast, this.keys, "unlock", "thread"));
+				LockReleases.holdAtLeastMillis(holdAtLeast, this.keys, "unlock", "thread"));
 	}
 
 	@Override
@@ -114,7 +118,7 @@ class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public boolean isLocked() {
-		return this.engine.isLocked(this.keys);
+		return this.queries.isLocked(this.keys);
 	}
 
 	@Override
@@ -124,12 +128,12 @@ class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public int getHoldCount() {
-		return this.engine.holdCount(this.keys, this.owners.currentThread());
+		return this.queries.holdCount(this.keys, this.owners.currentThread());
 	}
 
 	@Override
 	public Duration remainingLease() {
-		long millis = this.engine.remainingLeaseMillis(this.keys);
+		long millis = this.queries.remainingLeaseMillis(this.keys);
 		if (millis == LockReads.NO_EXPIRY) {
 			// a key without expiry: not written by this library
 			return ChronoUnit.FOREVER.getDuration();
@@ -139,7 +143,7 @@ class DefaultRedisLock implements RedisLock {
 
 	@Override
 	public long fencingToken() {
-		return this.engine.fencingToken(this.keys, this.owners.currentThread());
+		return this.queries.fencingToken(this.keys, this.owners.currentThread());
 	}
 
 	@Override
@@ -156,7 +160,7 @@ class DefaultRedisLock implements RedisLock {
 	// the owner is the calling thread, chosen here once for the whole acquisition
 	private boolean acquire(Wait wait, Lease lease, boolean interruptible) throws InterruptedException {
 		Owner owner = this.owners.currentThread();
-		if (this.excludedHolds != null && this.engine.holdsLocally(this.excludedHolds, owner)) {
+		if (this.excludedHolds != null && this.queries.holdsLocally(this.excludedHolds, owner)) {
 			throw new IllegalMonitorStateException("Thread '" + owner.thread().getName() + "' holds the read lock of '"
 					+ getName() + "' and cannot take its write lock: it would wait "
 					+ "for its own read lock to be released. Release the read lock first (and read again under "

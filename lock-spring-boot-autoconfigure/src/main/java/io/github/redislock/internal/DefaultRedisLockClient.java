@@ -9,7 +9,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -25,7 +24,6 @@ import org.springframework.util.ClassUtils;
 
 import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.LockHandle;
-import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisFairLock;
 import io.github.redislock.RedisLockClient;
@@ -66,6 +64,11 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	private final String clientId = UUID.randomUUID().toString();
 
 	private final LockEngine engine;
+
+	private final LockQueries queries;
+
+	// acquisitions for new handles, which the reactive side shares
+	private final HandleAcquisitions handles;
 
 	private final Owners owners;
 
@@ -141,119 +144,48 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		this.owners = new Owners(this.clientId);
 		LockReads reads = new LockReads(calls);
 		Settlements settlements = new Settlements(commands);
-		this.engine = new LockEngine(this.owners, commands, reads, holds, queues, subscriptions, watchdog, settlements,
+		this.engine = new LockEngine(this.owners, commands, holds, queues, subscriptions, watchdog, settlements,
 				notifier, new LockObservations(observations), maxLocalPasses);
+		this.queries = new LockQueries(reads, holds);
 		this.inspection = new ClientInspection(this.owners, holds, queues, subscriptions, watchdog, settlements, reads);
 		this.watchdogLease = Lease.watchdog(watchdogTimeout.toMillis());
 		this.meters = (meterRegistry != null) ? new LockMeters(meterRegistry, this.inspection) : null;
+		this.handles = new HandleAcquisitions(this.keys, this.engine, this.queries, this.owners, this.watchdogLease);
+		// last: the client is complete when its reactive side can find it
+		OwnClients.register(this, this.handles);
 	}
 
 	@Override
 	public RedisLock getLock(String name) {
-		return new DefaultRedisLock(keys(name), this.engine, this.watchdogLease);
+		return new DefaultRedisLock(keys(name), this.engine, this.queries, this.watchdogLease);
 	}
 
 	@Override
 	public RedisFairLock getFairLock(String name) {
-		return new DefaultRedisFairLock(this.keys.get(LockType.FAIR, name), this.engine, this.watchdogLease, this);
+		return new DefaultRedisFairLock(this.keys.get(LockType.FAIR, name), this.engine, this.queries,
+				this.watchdogLease, this.handles);
 	}
 
 	@Override
 	public RedisReadWriteLock getReadWriteLock(String name) {
 		return new DefaultRedisReadWriteLock(this.keys.get(LockType.READ, name), this.keys.get(LockType.WRITE, name),
-				this.engine, this.watchdogLease, this);
+				this.engine, this.queries, this.watchdogLease, this.handles);
 	}
 
 	@Override
 	public RedisSemaphore getSemaphore(String name, int permits) {
-		return new DefaultRedisSemaphore(semaphoreKeys(name, permits), permits, this);
-	}
-
-	/** The keys of the semaphore of that name whose acquisitions bring that limit. */
-	LockKeys semaphoreKeys(String name, int permits) {
-		SemaphoreLock kind = SemaphoreLock.of(permits);
-		LockKeys keys = this.keys.get(LockType.SEMAPHORE, name);
-		return (keys.kind() == kind) ? keys : kind.keys(this.keyPrefix, name);
-	}
-
-	/** What Redis holds for that lock, read by its kind. */
-	KindState kindState(LockKeys keys) {
-		return this.inspection.reads().state(keys);
+		return new DefaultRedisSemaphore(this.handles.semaphoreKeys(name, permits), permits, this.handles,
+				this.inspection.reads());
 	}
 
 	@Override
 	public Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		return tryAcquire(keys(name), waitTime, leaseTime);
-	}
-
-	/** Acquires a lock of any kind for a new handle; see {@link #tryAcquire}. */
-	Optional<LockHandle> tryAcquire(LockKeys keys, Duration waitTime, @Nullable Duration leaseTime) {
-		String name = keys.name();
-		Wait wait = wait(name, waitTime);
-		Lease lease = lease(name, leaseTime);
-		Hold hold;
-		try {
-			hold = this.engine.acquire(keys, this.owners.newHandle(), wait, lease, true);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new LockNotAcquiredException(name, waitTime, ex);
-		}
-		return (hold != null) ? Optional.of(new DefaultLockHandle(this.engine, hold)) : Optional.empty();
+		return this.handles.tryAcquire(keys(name), waitTime, leaseTime);
 	}
 
 	@Override
 	public CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		return acquireAsync(name, waitTime, leaseTime, null);
-	}
-
-	/**
-	 * Acquires as {@link #acquireAsync(String, Duration, Duration)} does; with
-	 * {@code continuations}, the future completes there (Lettuce's event loop, for a
-	 * direct executor) rather than on the client's async thread.
-	 */
-	CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
-			@Nullable Executor continuations) {
-		return acquireAsync(keys(name), waitTime, leaseTime, continuations);
-	}
-
-	/** Acquires the given lock of the name for a new handle without waiting. */
-	CompletableFuture<LockHandle> acquireAsync(LockType type, String name, Duration waitTime,
-			@Nullable Duration leaseTime, @Nullable Executor continuations) {
-		return acquireAsync(this.keys.get(type, name), waitTime, leaseTime, continuations);
-	}
-
-	/**
-	 * Acquires a lock of any kind for a new handle without waiting; see
-	 * {@link #acquireAsync}.
-	 */
-	CompletableFuture<LockHandle> acquireAsync(LockKeys keys, Duration waitTime, @Nullable Duration leaseTime,
-			@Nullable Executor continuations) {
-		String name = keys.name();
-		Wait wait = wait(name, waitTime);
-		Lease lease = lease(name, leaseTime);
-		CompletableFuture<@Nullable Hold> acquiring = this.engine.acquireAsync(keys, this.owners.newHandle(), wait,
-				lease, continuations);
-		CompletableFuture<LockHandle> handle = new CompletableFuture<>();
-		acquiring.whenComplete((hold, failure) -> {
-			if (failure != null) {
-				handle.completeExceptionally(failure);
-			}
-			else if (hold == null) {
-				handle.completeExceptionally(new LockNotAcquiredException(name, waitTime));
-			}
-			else if (!handle.complete(new DefaultLockHandle(this.engine, hold))) {
-				// cancelled just now: give it back, from the client's own thread (a
-				// grant may arrive on Lettuce's event loop)
-				this.engine.giveBack(hold);
-			}
-		});
-		handle.whenComplete((acquired, failure) -> {
-			if (handle.isCancelled()) {
-				acquiring.cancel(false);
-			}
-		});
-		return handle;
+		return this.handles.acquireAsync(keys(name), waitTime, leaseTime, null);
 	}
 
 	@Override
@@ -361,16 +293,6 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	private LockKeys keys(String name) {
 		return this.keys.get(LockType.EXCLUSIVE, name);
-	}
-
-	private static Wait wait(String name, Duration waitTime) {
-		LockArguments.checkWaitTime(name, waitTime);
-		return Wait.of(waitTime);
-	}
-
-	private Lease lease(String name, @Nullable Duration leaseTime) {
-		LockArguments.checkLeaseTime(name, leaseTime);
-		return (leaseTime != null) ? Lease.fixed(leaseTime.toMillis()) : this.watchdogLease;
 	}
 
 	// On a cluster, renew in per-slot batches (a script's keys must share a slot).

@@ -25,16 +25,16 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 	private final LockKeys writeKeys;
 
 	// makes the handles, as it does for exclusive locks
-	private final DefaultRedisLockClient client;
+	private final HandleAcquisitions handles;
 
-	DefaultRedisReadWriteLock(LockKeys readKeys, LockKeys writeKeys, LockEngine engine, Lease watchdogLease,
-			DefaultRedisLockClient client) {
+	DefaultRedisReadWriteLock(LockKeys readKeys, LockKeys writeKeys, LockEngine engine, LockQueries queries,
+			Lease watchdogLease, HandleAcquisitions handles) {
 		this.readKeys = readKeys;
 		this.writeKeys = writeKeys;
-		this.client = client;
-		this.readLock = new DefaultRedisLock(readKeys, engine, watchdogLease, null);
+		this.handles = handles;
+		this.readLock = new DefaultRedisLock(readKeys, engine, queries, watchdogLease, null);
 		// the write side refuses an owner that reads: it would wait for itself
-		this.writeLock = new DefaultRedisLock(writeKeys, engine, watchdogLease, readKeys);
+		this.writeLock = new DefaultRedisLock(writeKeys, engine, queries, watchdogLease, readKeys);
 	}
 
 	@Override
@@ -54,22 +54,22 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 
 	@Override
 	public Optional<LockHandle> tryAcquireRead(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.tryAcquire(this.readKeys, waitTime, leaseTime);
+		return this.handles.tryAcquire(this.readKeys, waitTime, leaseTime);
 	}
 
 	@Override
 	public Optional<LockHandle> tryAcquireWrite(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.tryAcquire(this.writeKeys, waitTime, leaseTime);
+		return this.handles.tryAcquire(this.writeKeys, waitTime, leaseTime);
 	}
 
 	@Override
 	public CompletableFuture<LockHandle> acquireReadAsync(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.acquireAsync(this.readKeys, waitTime, leaseTime, null);
+		return this.handles.acquireAsync(this.readKeys, waitTime, leaseTime, null);
 	}
 
 	@Override
 	public CompletableFuture<LockHandle> acquireWriteAsync(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.acquireAsync(this.writeKeys, waitTime, leaseTime, null);
+		return this.handles.acquireAsync(this.writeKeys, waitTime, leaseTime, null);
 	}
 
 	@Override

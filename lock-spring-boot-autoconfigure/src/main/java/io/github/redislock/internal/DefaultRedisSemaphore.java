@@ -20,12 +20,15 @@ final class DefaultRedisSemaphore implements RedisSemaphore {
 
 	private final int permits;
 
-	private final DefaultRedisLockClient client;
+	private final HandleAcquisitions handles;
 
-	DefaultRedisSemaphore(LockKeys keys, int permits, DefaultRedisLockClient client) {
+	private final LockReads reads;
+
+	DefaultRedisSemaphore(LockKeys keys, int permits, HandleAcquisitions handles, LockReads reads) {
 		this.keys = keys;
 		this.permits = permits;
-		this.client = client;
+		this.handles = handles;
+		this.reads = reads;
 	}
 
 	@Override
@@ -40,19 +43,19 @@ final class DefaultRedisSemaphore implements RedisSemaphore {
 
 	@Override
 	public int availablePermits() {
-		Object taken = this.client.kindState(this.keys).details().get("taken");
+		Object taken = this.reads.state(this.keys).details().get("taken");
 		int holders = (taken instanceof Number number) ? number.intValue() : 0;
 		return Math.max(0, this.permits - holders);
 	}
 
 	@Override
 	public Optional<LockHandle> tryAcquire(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.tryAcquire(this.keys, waitTime, leaseTime);
+		return this.handles.tryAcquire(this.keys, waitTime, leaseTime);
 	}
 
 	@Override
 	public CompletableFuture<LockHandle> acquireAsync(Duration waitTime, @Nullable Duration leaseTime) {
-		return this.client.acquireAsync(this.keys, waitTime, leaseTime, null);
+		return this.handles.acquireAsync(this.keys, waitTime, leaseTime, null);
 	}
 
 	@Override

@@ -42,6 +42,17 @@ final class LockKeysCache {
 		return keys;
 	}
 
+	/**
+	 * The keys of the semaphore of that name whose acquisitions bring that limit: the
+	 * cached keys when their kind has that limit, else worked out.
+	 * @throws IllegalArgumentException when the name or the limit is not usable
+	 */
+	LockKeys semaphore(String name, int permits) {
+		SemaphoreLock kind = SemaphoreLock.of(permits);
+		LockKeys keys = get(LockType.SEMAPHORE, name);
+		return (keys.kind() == kind) ? keys : kind.keys(this.keyPrefix, name);
+	}
+
 	private record Entry(LockType type, LockKeys keys) {
 	}
 

@@ -60,12 +60,16 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	private final RedisLockClient client;
 
+	// what the library's own client handed over, or null for any other client
+	@Nullable private final HandleAcquisitions own;
+
 	private final Scheduler scheduler;
 
 	public ReactiveLocks(RedisLockClient client, Scheduler scheduler) {
 		Assert.notNull(client, "client must not be null");
 		Assert.notNull(scheduler, "scheduler must not be null");
 		this.client = client;
+		this.own = OwnClients.acquisitions(client);
 		this.scheduler = scheduler;
 	}
 
@@ -227,18 +231,23 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	// the handle reached the subscriber (it never will then). Discarding cannot decide
 	// that: a sink that sees a cancel half done drops the value without discarding it,
 	// and publishOn drops one silently.
-	// this client's own continues where Redis answers, and the result moves to the
-	// scheduler (see acquireChecked): one thread hop per acquisition instead of two
+	// The library's own client continues where Redis answers, and the result moves to
+	// the scheduler (see acquireChecked): one thread hop per acquisition instead of two.
+	// Its acquisitions were handed over when it was made (see OwnClients); any other
+	// client is asked through its public API, whose futures complete on its own threads.
 	private Acquirer acquirer(LockType type) {
-		if (this.client instanceof DefaultRedisLockClient own) {
-			return (name, waitTime, leaseTime) -> own.acquireAsync(type, name, waitTime, leaseTime, Runnable::run);
+		HandleAcquisitions own = this.own;
+		if (own != null) {
+			return (name, waitTime, leaseTime) -> own.acquireAsync(own.keys(type, name), waitTime, leaseTime,
+					Runnable::run);
 		}
 		return (name, waitTime, leaseTime) -> type.acquireAsync(this.client, name, waitTime, leaseTime);
 	}
 
 	private Acquirer permits(int permits) {
 		SemaphoreLock.of(permits);
-		if (this.client instanceof DefaultRedisLockClient own) {
+		HandleAcquisitions own = this.own;
+		if (own != null) {
 			return (name, waitTime, leaseTime) -> own.acquireAsync(own.semaphoreKeys(name, permits), waitTime,
 					leaseTime, Runnable::run);
 		}

@@ -1,0 +1,103 @@
+package io.github.redislock.internal;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+
+import io.micrometer.observation.Observation;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Starts the acquisitions of one client that no thread waits for (see
+ * {@link AsyncAcquisition}, which does the waiting): each observed from start to end, its
+ * waiter's mark withdrawn when it ends without the lock, and a grant that comes as the
+ * caller cancels given back.
+ */
+final class AsyncAcquisitions {
+
+	private final LockCommands commands;
+
+	private final WaitQueues queues;
+
+	private final ReleaseSubscriptions subscriptions;
+
+	private final Settlements settlements;
+
+	private final LockObservations observations;
+
+	private final HoldLedger ledger;
+
+	private final WaiterWithdrawals withdrawals;
+
+	private final LockReleases releases;
+
+	// replies, wake-ups and timers of asynchronous acquisitions
+	private final AsyncThread asyncThread;
+
+	// consecutive local passes while other clients wait; 0 for none
+	private final int maxLocalPasses;
+
+	AsyncAcquisitions(LockCommands commands, WaitQueues queues, ReleaseSubscriptions subscriptions,
+			Settlements settlements, LockObservations observations, HoldLedger ledger, WaiterWithdrawals withdrawals,
+			LockReleases releases, AsyncThread asyncThread, int maxLocalPasses) {
+		this.commands = commands;
+		this.queues = queues;
+		this.subscriptions = subscriptions;
+		this.settlements = settlements;
+		this.observations = observations;
+		this.ledger = ledger;
+		this.withdrawals = withdrawals;
+		this.releases = releases;
+		this.asyncThread = asyncThread;
+		this.maxLocalPasses = maxLocalPasses;
+	}
+
+	/**
+	 * Acquires the lock for a handle owner without any thread waiting. Cancelling the
+	 * future withdraws the acquisition.
+	 * @param continuations where a grant completes the future (a direct executor: where
+	 * Redis' answer arrived), or {@code null} for the client's async thread
+	 * @return completes with the owner's hold, or {@code null} when the wait ended
+	 * without the lock
+	 */
+	CompletableFuture<@Nullable Hold> acquire(LockKeys keys, Owner owner, Wait wait, Lease lease,
+			@Nullable Executor continuations) {
+		long start = System.nanoTime();
+		Observation observation = this.observations.startAcquire(keys);
+		ScheduledExecutorService asyncExecutor = this.asyncThread.executor();
+		AsyncAcquisition acquisition = new AsyncAcquisition(
+				new Acquisition(keys, owner, lease, wait, start, this.commands.timeoutMillis(), this.maxLocalPasses),
+				this.commands, this.queues, this.subscriptions, this.settlements, asyncExecutor,
+				(continuations != null) ? continuations : asyncExecutor,
+				(grant) -> this.ledger.granted(keys, owner, grant, lease, start), this.releases::giveBack);
+		CompletableFuture<@Nullable Hold> result = acquisition.start();
+		// the caller's future completes after the observation ended, and a cancel of it
+		// withdraws the acquisition
+		CompletableFuture<@Nullable Hold> hold = new CompletableFuture<>();
+		result.whenComplete((acquired, failure) -> {
+			if (failure != null || acquired == null) {
+				this.withdrawals.withdraw(keys, owner, wait);
+			}
+			if (failure != null) {
+				LockObservations.endAcquire(observation,
+						(failure instanceof CancellationException) ? "cancelled" : "error", failure);
+				hold.completeExceptionally(failure);
+				return;
+			}
+			LockObservations.endAcquire(observation, (acquired != null) ? "acquired" : "timed-out", null);
+			if (!hold.complete(acquired) && acquired != null) {
+				// cancelled just now: give it back
+				this.releases.giveBack(acquired);
+			}
+		});
+		hold.whenComplete((acquired, failure) -> {
+			if (hold.isCancelled()) {
+				result.cancel(false);
+			}
+		});
+		return hold;
+	}
+
+}

@@ -164,15 +164,21 @@ class RedisOutageTests {
 
 	@Test
 	void aCallWhoseConnectionIsResetWhileItWaitsSaysSo() throws Exception {
-		assertConnectionLostWhileWaiting(FaultProxy::reset, "connection reset");
+		// Lettuce usually fails the call at once with the reset; now and then (1 run in
+		// about 10 here, quiet or busy) the reset reaches it only as a closed channel,
+		// and
+		// the call ends at its timeout saying the connection was lost: either way the
+		// message names a lost connection, never a plain timeout
+		assertConnectionLostWhileWaiting(FaultProxy::reset, "connection reset", "connection closed");
 	}
 
 	@Test
 	void aCallWhoseConnectionIsClosedWhileItWaitsSaysSo() throws Exception {
-		assertConnectionLostWhileWaiting(FaultProxy::cut, "connection closed");
+		assertConnectionLostWhileWaiting(FaultProxy::cut, "connection closed", "connection closed");
 	}
 
-	private void assertConnectionLostWhileWaiting(Consumer<FaultProxy> loss, String cause) throws Exception {
+	private void assertConnectionLostWhileWaiting(Consumer<FaultProxy> loss, String cause, String orCause)
+			throws Exception {
 		FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port());
 		this.resources.push(proxy);
 		RedisLockClient client = client(proxy.host(), proxy.port(), NO_RECONNECT_DURING_THE_TEST, COMMAND_TIMEOUT);
@@ -193,7 +199,7 @@ class RedisOutageTests {
 				"a call whose connection was lost (" + cause + ") failed " + took.toMillis() + " ms later: " + failure);
 		// the command was sent: Redis may have run it
 		assertThat(failure).isExactlyInstanceOf(LockOutcomeUnknownException.class);
-		assertThat(failure.getMessage()).contains(proxy.host() + ":" + proxy.port()).contains(cause);
+		assertThat(failure.getMessage()).contains(proxy.host() + ":" + proxy.port()).containsAnyOf(cause, orCause);
 		assertThat(took).isLessThan(COMMAND_TIMEOUT.plus(SLACK));
 	}
 

@@ -26,7 +26,8 @@ import static org.awaitility.Awaitility.await;
  * The Redis 6.2 server that the sample's {@code embedded-redis} jar ships, run from the
  * test class path when that jar is on it: the one Redis at hand that can still replicate
  * scripts verbatim ({@code lua-replicate-commands no}, Redis 4's default), which Redis 7
- * no longer offers.
+ * no longer offers; and a Redis without sharded pub/sub ({@code SPUBLISH}, Redis 7),
+ * whose binary {@link #copyExecutable} hands to a Cluster's nodes.
  */
 final class LegacyRedisServer implements AutoCloseable {
 
@@ -52,13 +53,7 @@ final class LegacyRedisServer implements AutoCloseable {
 
 	static LegacyRedisServer start(URL binary) throws IOException {
 		Path directory = Files.createTempDirectory("redis-lock-legacy-");
-		Path executable = directory.resolve("redis-server");
-		try (InputStream in = binary.openStream()) {
-			Files.copy(in, executable, StandardCopyOption.REPLACE_EXISTING);
-		}
-		if (!executable.toFile().setExecutable(true)) {
-			throw new IOException("Could not make " + executable + " executable");
-		}
+		Path executable = copyExecutable(binary, directory);
 		int port = freePort();
 		Process process = new ProcessBuilder(executable.toString(), "--port", Integer.toString(port), "--bind",
 				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.toString())
@@ -75,6 +70,23 @@ final class LegacyRedisServer implements AutoCloseable {
 			}
 		});
 		return server;
+	}
+
+	/**
+	 * Copies the binary out of its jar into the given directory, as an executable
+	 * {@code redis-server}, for processes the caller starts itself (the nodes of a
+	 * Cluster).
+	 * @return the executable
+	 */
+	static Path copyExecutable(URL binary, Path directory) throws IOException {
+		Path executable = directory.resolve("redis-server");
+		try (InputStream in = binary.openStream()) {
+			Files.copy(in, executable, StandardCopyOption.REPLACE_EXISTING);
+		}
+		if (!executable.toFile().setExecutable(true)) {
+			throw new IOException("Could not make " + executable + " executable");
+		}
+		return executable;
 	}
 
 	RedisStandaloneConfiguration configuration() {

@@ -3,9 +3,11 @@ package io.github.redislock.testsupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.IntPredicate;
 
 /**
@@ -43,6 +45,25 @@ public final class RedisCluster implements AutoCloseable {
 	 * @param replicasPerMaster how many replicas each master gets
 	 */
 	public static RedisCluster start(int masters, int replicasPerMaster) {
+		return start(masters, replicasPerMaster, RedisProcess::start);
+	}
+
+	/**
+	 * Starts a cluster whose nodes run the given {@code redis-server} rather than the
+	 * installed one, e.g. an older Redis whose commands a client must do without, and
+	 * waits until every node reports {@code cluster_state:ok}. The installed
+	 * {@code redis-cli} still joins them.
+	 * @param masters how many masters (at least 3)
+	 * @param replicasPerMaster how many replicas each master gets
+	 * @param redisServer the {@code redis-server} executable every node runs
+	 * @since 0.1.0
+	 */
+	public static RedisCluster start(int masters, int replicasPerMaster, Path redisServer) {
+		return start(masters, replicasPerMaster, (arguments) -> RedisProcess.start(redisServer, arguments));
+	}
+
+	private static RedisCluster start(int masters, int replicasPerMaster,
+			Function<String[], RedisProcess> nodeStarter) {
 		String cli = RedisProcess.findExecutable("redis-cli");
 		if (cli == null) {
 			throw new IllegalStateException("A Redis Cluster test needs 'redis-cli' next to redis-server; install "
@@ -51,8 +72,8 @@ public final class RedisCluster implements AutoCloseable {
 		List<RedisProcess> nodes = new ArrayList<>();
 		try {
 			for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
-				nodes.add(RedisProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-						"--cluster-node-timeout", Long.toString(NODE_TIMEOUT_MILLIS)));
+				nodes.add(nodeStarter.apply(new String[] { "--cluster-enabled", "yes", "--cluster-config-file",
+						"nodes.conf", "--cluster-node-timeout", Long.toString(NODE_TIMEOUT_MILLIS) }));
 			}
 			List<String> command = new ArrayList<>(List.of(cli, "--cluster", "create"));
 			for (RedisProcess node : nodes) {

@@ -62,6 +62,21 @@ final class RedisProcess implements RedisServer {
 			throw new IllegalStateException("No 'redis-server' on the PATH (or in REDIS_SERVER); install Redis, "
 					+ "e.g. 'sudo apt-get install -y redis-server'");
 		}
+		return startOnAFreePort(executable, extraArguments);
+	}
+
+	/**
+	 * Starts the given {@code redis-server} executable rather than the installed one: an
+	 * older Redis, to test what a client does with it.
+	 */
+	static RedisProcess start(Path executable, String... extraArguments) {
+		if (!Files.isExecutable(executable)) {
+			throw new IllegalArgumentException(executable + " is not an executable redis-server");
+		}
+		return startOnAFreePort(executable.toString(), extraArguments);
+	}
+
+	private static RedisProcess startOnAFreePort(String executable, String[] extraArguments) {
 		IllegalStateException lastFailure = null;
 		// A free port can be taken by someone else between probing and binding; try a
 		// few.

@@ -101,9 +101,9 @@ class ReactiveBlockHoundTests {
 
 	@Test
 	void contendedWaitingCancelledAndTimedOutPipelinesNeverBlock() {
-		RedisLockClient client = this.clients.newClient();
+		RedisLockClient client = newClient();
 		ReactiveRedisLockClient reactive = ReactiveRedisLockClient.create(client);
-		RedisLockClient otherClient = this.clients.newClient();
+		RedisLockClient otherClient = newClient();
 		ReactiveRedisLockClient other = ReactiveRedisLockClient.create(otherClient);
 		String name = LockTestClients.uniqueName();
 		AtomicInteger ran = new AtomicInteger();
@@ -142,8 +142,8 @@ class ReactiveBlockHoundTests {
 
 	@Test
 	void readWriteAndFairPipelinesThatWaitTimeOutAndGetCancelledNeverBlock() {
-		RedisLockClient client = this.clients.newClient();
-		RedisLockClient otherClient = this.clients.newClient();
+		RedisLockClient client = newClient();
+		RedisLockClient otherClient = newClient();
 		List<ReactiveRedisLockClient> sides = List.of(ReactiveRedisLockClient.create(client),
 				ReactiveRedisLockClient.create(otherClient));
 		String name = LockTestClients.uniqueName();
@@ -181,6 +181,13 @@ class ReactiveBlockHoundTests {
 					"lock:{" + name + "}:fair:queue"))
 				.isEqualTo("0");
 		});
+	}
+
+	// Blocking is the point here, not bounds: a cold client's first subscription may take
+	// longer than the 2 s default on a machine whose cores are all busy (seen in CI)
+	private RedisLockClient newClient() {
+		return this.clients.newClient((builder) -> builder.commandTimeout(TestTimeouts.COMMAND_TIMEOUT)
+			.watchdogTimeout(Duration.ofSeconds(30)));
 	}
 
 }

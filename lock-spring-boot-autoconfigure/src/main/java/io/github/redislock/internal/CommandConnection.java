@@ -381,10 +381,16 @@ final class CommandConnection {
 				&& ex.getMessage() != null && ex.getMessage().startsWith("RedisURI is not available"));
 	}
 
-	synchronized void close() {
-		this.closed = true;
-		Open open = this.current;
-		this.current = null;
+	// Lettuce's close waits for the connection's event loop, which may be completing a
+	// call whose continuation asks for a connection (open() takes this monitor): so the
+	// monitor is not held while closing, or the two would wait for each other
+	void close() {
+		Open open;
+		synchronized (this) {
+			this.closed = true;
+			open = this.current;
+			this.current = null;
+		}
 		if (open != null && !isClosed(open.connection())) {
 			// at once: the factory, closed next, would otherwise close it a second time
 			// (which Lettuce warns of)

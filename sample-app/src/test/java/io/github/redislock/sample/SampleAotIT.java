@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,17 +27,18 @@ import static org.awaitility.Awaitility.await;
  */
 class SampleAotIT {
 
+	private static final Pattern TOMCAT_STARTED = Pattern.compile("Tomcat started on port (\\d+)");
+
 	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
 	@Test
 	void theAotProcessedSampleStartsAndLocksOverHttp() throws Exception {
 		Path jar = Path.of("target", "sample-app-" + System.getProperty("sample.version", "0.1.0-SNAPSHOT") + ".jar");
 		assertThat(jar).exists();
-		int port = freePort();
 		Path log = Files.createTempFile("sample-aot-", ".log");
 		// a Redis port nothing listens on: the sample starts its own redis-server
 		Process sample = new ProcessBuilder(javaExecutable(), "-Dspring.aot.enabled=true", "-jar", jar.toString(),
-				"--server.port=" + port, "--spring.data.redis.port=" + freePort(),
+				"--server.port=0", "--spring.data.redis.port=" + freePort(),
 				"--management.endpoints.web.exposure.include=locks")
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
@@ -46,6 +49,7 @@ class SampleAotIT {
 			String output = Files.readString(log, StandardCharsets.UTF_8);
 			assertThat(sample.isAlive()).as(output).isTrue();
 			assertThat(output).contains("Starting AOT-processed SampleApplication");
+			int port = boundPort(output);
 			String sku = "aot-" + UUID.randomUUID();
 			assertThat(post(port, "/stock/" + sku + "/restock", "{\"quantity\": 5}").statusCode()).isEqualTo(200);
 			HttpResponse<String> reserved = post(port, "/stock/" + sku + "/reservations", "{\"quantity\": 2}");
@@ -69,6 +73,16 @@ class SampleAotIT {
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString(json))
 			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	/**
+	 * The port Tomcat bound. The sample binds port 0 and the test reads the port back: a port
+	 * the test found free could be taken by another build's process before the sample binds it.
+	 */
+	private static int boundPort(String output) {
+		Matcher started = TOMCAT_STARTED.matcher(output);
+		assertThat(started.find()).as(output).isTrue();
+		return Integer.parseInt(started.group(1));
 	}
 
 	private static int freePort() throws Exception {

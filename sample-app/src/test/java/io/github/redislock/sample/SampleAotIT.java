@@ -76,8 +76,9 @@ class SampleAotIT {
 	}
 
 	/**
-	 * The port Tomcat bound. The sample binds port 0 and the test reads the port back: a port
-	 * the test found free could be taken by another build's process before the sample binds it.
+	 * The port Tomcat bound. The sample binds port 0 and the test reads the port back: a
+	 * port the test found free could be taken by another build's process before the
+	 * sample binds it.
 	 */
 	private static int boundPort(String output) {
 		Matcher started = TOMCAT_STARTED.matcher(output);

@@ -31,16 +31,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * whose clock is behind finds the short run over and runs the slot again.
  * <p>
  * Scaled down for CI: slots of 2 s, clocks up to 400 ms apart, a 50 ms job, a minimum
- * hold of 1.2 s. The hold's margins (over the skew, and under the next slot) are 800 ms
- * each: with slots of 1 s, a machine with both cores busy started some calls over 400 ms
- * late and a slot went unrun. {@code -Dredislock.test.scheduleSlot=PT10S} runs the full
- * size (slots of 10 s, clocks up to 2 s apart, 20 slots: over three minutes).
+ * hold of 1.2 s, 10 slots ({@code -Dredislock.test.scheduleSlots=20} for more). The
+ * hold's margins (over the skew, and under the next slot) are 800 ms each: with slots of
+ * 1 s, a machine with both cores busy started some calls over 400 ms late and a slot went
+ * unrun. {@code -Dredislock.test.scheduleSlot=PT10S} runs the full size (slots of 10 s,
+ * clocks up to 2 s apart, 20 slots: over three minutes).
  */
 class ScheduledJobTests {
 
 	private static final Duration SLOT = Duration.parse(System.getProperty("redislock.test.scheduleSlot", "PT2S"));
 
-	private static final int SLOTS = Integer.getInteger("redislock.test.scheduleSlots", 20);
+	private static final int SLOTS = Integer.getInteger("redislock.test.scheduleSlots", 10);
 
 	private static final Duration JOB = Duration.ofMillis(50);
 

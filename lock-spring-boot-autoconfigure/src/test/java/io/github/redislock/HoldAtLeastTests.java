@@ -1,11 +1,15 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,7 +21,8 @@ import static org.awaitility.Awaitility.await;
  * {@code unlock(holdAtLeast)} and {@code release(holdAtLeast)}, of exclusive and fair
  * locks: a lock released sooner than that after its acquisition stays taken, for nobody
  * (not even its former owner), until the minimum has passed; a lock held longer is freed
- * at once; a lock its caller no longer holds is never extended.
+ * at once; a lock its caller no longer holds is never extended. The minimum counts on
+ * Redis' clock from the grant, not from when the grant's reply reached the client.
  */
 class HoldAtLeastTests {
 
@@ -64,6 +69,35 @@ class HoldAtLeastTests {
 		assertThat(Duration.ofNanos(System.nanoTime() - acquired)).isBetween(MINIMUM.minusMillis(50),
 				Duration.ofSeconds(5));
 		next.release();
+	}
+
+	/**
+	 * Through a proxy that delays each way by 150 ms, the client learns of the grant 150
+	 * ms after Redis made it, and its release reaches Redis 150 ms after it was sent:
+	 * counted by the client, the lock would stay taken 300 ms past the minimum. The keep
+	 * ends on Redis' clock, at the grant (its fencing token, Redis' time in microseconds)
+	 * plus the minimum.
+	 */
+	@ParameterizedTest
+	@EnumSource(KeptKind.class)
+	void theMinimumEndsOnRedisClockCountedFromTheGrantNotFromTheReplyThroughASlowNetwork(KeptKind kind) {
+		String name = LockTestClients.uniqueName();
+		FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port());
+		RedisLockClient client = this.clients.through(proxy, TestTimeouts.COMMAND_TIMEOUT, (builder) -> {
+		});
+		try {
+			proxy.latency(Duration.ofMillis(150));
+			LockHandle handle = kind.acquire(client, name);
+			handle.release(MINIMUM);
+			long endsAtMillis = kind.keptUntilMillis(name);
+			long grantMillis = handle.fencingToken() / 1000;
+			assertThat(endsAtMillis - grantMillis).as("kept until, after the grant (ms)")
+				.isBetween(MINIMUM.toMillis(), MINIMUM.toMillis() + 2);
+		}
+		finally {
+			client.close();
+			proxy.close();
+		}
 	}
 
 	@Test
@@ -161,6 +195,63 @@ class HoldAtLeastTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> lock.unlock(Duration.ofMillis(-1)))
 			.withMessage("holdAtLeast of lock '" + name + "' must not be negative, was PT-0.001S");
 		lock.unlock();
+	}
+
+	enum KeptKind {
+
+		EXCLUSIVE {
+
+			@Override
+			LockHandle acquire(RedisLockClient client, String name) {
+				return client.acquire(name, Duration.ZERO, null);
+			}
+
+			@Override
+			long keptUntilMillis(String name) {
+				return Long.parseLong(redis.command("PEXPIRETIME", "lock:{" + name + "}"));
+			}
+
+		},
+
+		FAIR {
+
+			@Override
+			LockHandle acquire(RedisLockClient client, String name) {
+				return client.getFairLock(name).tryAcquire(Duration.ZERO, null).orElseThrow();
+			}
+
+			@Override
+			long keptUntilMillis(String name) {
+				return Long.parseLong(redis.command("PEXPIRETIME", "lock:{" + name + "}:fair"));
+			}
+
+		},
+
+		SEMAPHORE {
+
+			@Override
+			LockHandle acquire(RedisLockClient client, String name) {
+				return client.getSemaphore(name, 2).acquire(Duration.ZERO, null);
+			}
+
+			// the permit is kept under a member of its own, scored with its end
+			@Override
+			long keptUntilMillis(String name) {
+				List<String> members = List
+					.of(redis.command("ZRANGE", "lock:{" + name + "}:sem", "0", "-1", "WITHSCORES").split("\\s+"));
+				int kept = members.indexOf(members.stream()
+					.filter((member) -> member.startsWith("kept:"))
+					.findFirst()
+					.orElseThrow(() -> new AssertionError("no kept permit in " + members)));
+				return Long.parseLong(members.get(kept + 1));
+			}
+
+		};
+
+		abstract LockHandle acquire(RedisLockClient client, String name);
+
+		abstract long keptUntilMillis(String name);
+
 	}
 
 }

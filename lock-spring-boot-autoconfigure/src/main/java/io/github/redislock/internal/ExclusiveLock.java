@@ -85,11 +85,13 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
+			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
+			PublishMode publish) {
 		return RedisCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
-					publish.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(keepMillis),
-					RedisCalls.number(yieldMillis), flag(othersOnly), keys.channelBytes())
+					publish.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(keep.millis()),
+					RedisCalls.number(yieldMillis), flag(othersOnly), keys.channelBytes(),
+					RedisCalls.number(keep.untilMicros()))
 			.thenApply(LockReply::released);
 	}
 

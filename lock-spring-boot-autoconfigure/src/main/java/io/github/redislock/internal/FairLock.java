@@ -103,11 +103,12 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
+			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
+			PublishMode publish) {
 		return RedisCalls
 			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER,
 					List.of(keys.lockKey(), queueKey(keys.lockKey()), keys.channel()), 1, owner.id(), publish.flag(),
-					Integer.toString(holdsBefore), Long.toString(keepMillis))
+					Integer.toString(holdsBefore), Long.toString(keep.millis()), Long.toString(keep.untilMicros()))
 			.thenApply(LockReply::released);
 	}
 

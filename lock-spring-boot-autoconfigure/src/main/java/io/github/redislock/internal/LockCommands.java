@@ -123,7 +123,7 @@ final class LockCommands {
 			}
 			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
-			return announcing((mode) -> keys.kind().release(redis, keys, owner, 1, 0, 0, false, mode))
+			return announcing((mode) -> keys.kind().release(redis, keys, owner, 1, KeepForNobody.NONE, 0, false, mode))
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
@@ -131,14 +131,14 @@ final class LockCommands {
 	/**
 	 * Runs the release command for one hold.
 	 * @param holdsBefore this owner's hold count before the call
-	 * @param keepMillis after the last hold, how long the lock stays taken for nobody
+	 * @param keep after the last hold, how long the lock stays taken for nobody
 	 * @param othersOnly whether this client wakes its own waiters for the lock itself
 	 * (see {@link LockKind#release})
 	 */
-	LockReply release(LockKeys keys, Owner owner, int holdsBefore, long keepMillis, boolean othersOnly) {
+	LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
 		long sentAt = System.nanoTime();
 		LockReply reply = this.calls.call(() -> describe("release", keys), (redis) -> announcing((mode) -> keys.kind()
-			.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, mode)));
+			.release(redis, keys, owner, holdsBefore, keep, this.yieldMillis, othersOnly, mode)));
 		if (reply != LockReply.NOT_HELD) {
 			return reply;
 		}
@@ -147,13 +147,13 @@ final class LockCommands {
 	}
 
 	/** Runs the release command as {@link #release} does, without waiting. */
-	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, long keepMillis,
+	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep,
 			boolean othersOnly) {
 		long sentAt = System.nanoTime();
 		return this.calls
 			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
 					(redis) -> announcing((mode) -> keys.kind()
-						.release(redis, keys, owner, holdsBefore, keepMillis, this.yieldMillis, othersOnly, mode)))
+						.release(redis, keys, owner, holdsBefore, keep, this.yieldMillis, othersOnly, mode)))
 			.thenCompose((reply) -> (reply != LockReply.NOT_HELD) ? CompletableFuture.completedFuture(reply)
 					: ranBeforeItWasResent(reply, sentAt));
 	}

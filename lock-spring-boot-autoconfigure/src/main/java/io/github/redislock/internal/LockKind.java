@@ -46,8 +46,8 @@ interface LockKind {
 	 * Sends the release command for one hold; the last one frees the lock and tells its
 	 * waiters.
 	 * @param holdsBefore the owner's holds before this release
-	 * @param keepMillis after the last hold, how long the lock stays taken for nobody;
-	 * never above 0 unless the kind {@link KeepsForNobody}
+	 * @param keep after the last hold, how long the lock stays taken for nobody; always
+	 * {@link KeepForNobody#NONE} unless the kind {@link KeepsForNobody}
 	 * @param yieldMillis when another client waits, how long the freed lock stays
 	 * reserved for the other clients; 0 frees it for anybody
 	 * @param othersOnly whether this client wakes its own waiters itself, so that the
@@ -58,7 +58,7 @@ interface LockKind {
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
 	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish);
+			int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly, PublishMode publish);
 
 	/**
 	 * Sends the command that sets what is left of the owner's lease.

@@ -93,8 +93,8 @@ final class LockReleases {
 		}
 		LockReply reply;
 		try {
-			reply = this.commands.release(hold.keys(), hold.redisOwner(), hold.count(),
-					keepMillis(hold, holdAtLeastMillis), wakesOwnWaiters(hold));
+			reply = this.commands.release(hold.keys(), hold.redisOwner(), hold.count(), keep(hold, holdAtLeastMillis),
+					wakesOwnWaiters(hold));
 		}
 		catch (RuntimeException ex) {
 			throw releaseFailed(hold, ex);
@@ -114,7 +114,7 @@ final class LockReleases {
 			return CompletableFuture.completedFuture(null);
 		}
 		return this.commands
-			.releaseAsync(hold.keys(), hold.redisOwner(), hold.count(), keepMillis(hold, holdAtLeastMillis),
+			.releaseAsync(hold.keys(), hold.redisOwner(), hold.count(), keep(hold, holdAtLeastMillis),
 					wakesOwnWaiters(hold))
 			.handle((reply, failure) -> {
 				if (failure != null) {
@@ -174,8 +174,13 @@ final class LockReleases {
 	}
 
 	// what is left of a holdAtLeast when the last hold goes
-	private static long keepMillis(Hold hold, long holdAtLeastMillis) {
-		return (hold.count() == 1 && holdAtLeastMillis > 0) ? Math.max(0, holdAtLeastMillis - hold.heldForMillis()) : 0;
+	private static KeepForNobody keep(Hold hold, long holdAtLeastMillis) {
+		if (hold.count() != 1 || holdAtLeastMillis <= 0) {
+			return KeepForNobody.NONE;
+		}
+		// a hold passed on within this client has a token reserved at an earlier grant
+		long grantToken = (hold.token() == hold.run().firstToken()) ? hold.token() : 0;
+		return KeepForNobody.after(holdAtLeastMillis, hold.heldForMillis(), grantToken);
 	}
 
 	// Redis did not run it (refused it for now, LOADING say), or it is unknown whether

@@ -89,7 +89,8 @@ final class ReadLock implements ReadWriteLocks.Side {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
+			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
+			PublishMode publish) {
 		return RedisCalls
 			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER,
 					List.of(keys.lockKey(), ReadWriteLocks.readersKey(keys.lockKey()),

@@ -113,10 +113,12 @@ final class SemaphoreLock implements LockKind.KeepsForNobody {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
+			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
+			PublishMode publish) {
 		return RedisCalls
 			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
-					publish.argument(), RedisCalls.number(keepMillis), keys.channelBytes())
+					publish.argument(), RedisCalls.number(keep.millis()), keys.channelBytes(),
+					RedisCalls.number(keep.untilMicros()))
 			.thenApply(LockReply::released);
 	}
 

@@ -137,7 +137,7 @@ final class Settlements implements AutoCloseable {
 		boolean settled = false;
 		long retryDelay = 0;
 		try {
-			LockReply reply = this.commands.release(settlement.keys, settlement.owner, 1, 0, false);
+			LockReply reply = this.commands.release(settlement.keys, settlement.owner, 1, KeepForNobody.NONE, false);
 			settled = true;
 			if (reply instanceof LockReply.Released) {
 				logger.info("Released lock '" + settlement.keys.name() + "' in the background: Redis still held it "

@@ -103,7 +103,8 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, long keepMillis, long yieldMillis, boolean othersOnly, PublishMode publish) {
+			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
+			PublishMode publish) {
 		return RedisCalls
 			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderAndChannelKeys(keys), 2,
 					owner.id(), Integer.toString(holdsBefore), publish.flag(), Long.toString(READ_TURN_MILLIS))

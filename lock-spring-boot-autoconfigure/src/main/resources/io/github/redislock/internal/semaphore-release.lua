@@ -1,7 +1,9 @@
 -- Releases a permit of a semaphore (see semaphore-acquire.lua) and tells its waiters.
 -- KEYS[1] the semaphore
 -- ARGV[1] owner, ARGV[2] 1 to announce with SPUBLISH (sharded pub/sub), else PUBLISH, ARGV[3] milliseconds the permit must stay taken
--- (holdAtLeast), 0 for none: then it is kept for nobody until that has passed, ARGV[4] its release channel
+-- (holdAtLeast), 0 for none: then it is kept for nobody until that has passed, ARGV[4] its release channel,
+-- ARGV[5] when ARGV[3] > 0: the time of this server's clock (TIME, in microseconds) at which the minimum hold
+-- ends, counted from the grant, or 0 when unknown (see unlock.lua)
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns, as every release script (see LockReply): 0 when the permit was given back (or is kept for
@@ -21,6 +23,10 @@ if tonumber(score) <= now then
   return -1
 end
 local keep = tonumber(ARGV[3])
+if keep > 0 and tonumber(ARGV[5]) > 0 then
+  -- ends on this server's clock, not a round trip later (see unlock.lua)
+  keep = math.min(keep, math.ceil((tonumber(ARGV[5]) - tonumber(time[1]) * 1000000 - tonumber(time[2])) / 1000))
+end
 if keep > 0 then
   -- kept for nobody, under a name no owner has, until it expires; a waiter sleeps until the earliest lease
   -- end (see semaphore-acquire.lua), so no message is needed

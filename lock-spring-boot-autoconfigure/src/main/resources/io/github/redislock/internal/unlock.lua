@@ -7,7 +7,9 @@
 -- ARGV[6] 1 when the releasing client wakes its own waiters itself: the release is then announced
 -- only when a waiter of another client marked the lock (a waiter marks it before it sleeps, see
 -- lock.lua), which spares a PUBLISH (sent to every node of a Redis Cluster unless sharded) when nobody waits,
--- ARGV[7] the lock's release channel
+-- ARGV[7] the lock's release channel,
+-- ARGV[8] when ARGV[4] > 0: the time of this server's clock (TIME, in microseconds) at which the minimum hold
+-- ends, counted from the grant, or 0 when unknown (see KeepForNobody)
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
@@ -27,12 +29,22 @@ end
 -- The markers below are made from the lock field by field, never after deleting it (they keep its
 -- token): while its Cluster slot migrates, a key that went missing during the script could not be
 -- written again on this node.
-if tonumber(ARGV[4]) > 0 then
+-- ARGV[4] runs from now, and the client counted it from when the grant's reply reached it: kept that long,
+-- the lock would stay taken a round trip past the minimum hold. ARGV[8] ends it on this server's clock.
+local keep = tonumber(ARGV[4])
+if keep > 0 and tonumber(ARGV[8]) > 0 then
+  if redis.replicate_commands then
+    redis.replicate_commands()
+  end
+  local time = redis.call('time')
+  keep = math.min(keep, math.ceil((tonumber(ARGV[8]) - tonumber(time[1]) * 1000000 - tonumber(time[2])) / 1000))
+end
+if keep > 0 then
   -- kept for nobody: no owner can release or re-enter it, not even this one; it ends with its expiry.
   -- Waiters are told, so that they sleep until then rather than until the old lease's end.
   redis.call('hdel', KEYS[1], ARGV[1], 'client', 'contended')
   redis.call('hset', KEYS[1], 'hold-at-least', 1)
-  redis.call('pexpire', KEYS[1], ARGV[4])
+  redis.call('pexpire', KEYS[1], keep)
 elseif tonumber(ARGV[5]) > 0 and fields[2] then
   -- another client waits: its turn, before this client's other threads take the lock again (the
   -- waiters' marks and their count stay: see lock.lua)

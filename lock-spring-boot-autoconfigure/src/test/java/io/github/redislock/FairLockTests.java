@@ -1,6 +1,5 @@
 package io.github.redislock;
 
-import java.io.File;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -222,10 +221,8 @@ class FairLockTests {
 		RedisLock live = this.clients.newClient().getFairLock(name);
 		RedisLock newcomer = this.clients.newClient().getFairLock(name);
 		holder.lock();
-		Process worker = new ProcessBuilder(
-				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
-				System.getProperty("java.class.path"), FairWaiterWorker.class.getName(), redis.server().host(),
-				Integer.toString(redis.server().port()), name, "50")
+		Process worker = new ProcessBuilder(WorkerJvm.command(FairWaiterWorker.class, redis.server().host(),
+				Integer.toString(redis.server().port()), name, "50"))
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
 			.start();
@@ -262,10 +259,8 @@ class FairLockTests {
 		String name = LockTestClients.uniqueName();
 		RedisLock holder = this.clients.newClient().getFairLock(name);
 		holder.lock();
-		Process worker = new ProcessBuilder(
-				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
-				System.getProperty("java.class.path"), FairWaiterWorker.class.getName(), redis.server().host(),
-				Integer.toString(redis.server().port()), name, Integer.toString(KILLED_WAITERS), "handles")
+		Process worker = new ProcessBuilder(WorkerJvm.command(FairWaiterWorker.class, redis.server().host(),
+				Integer.toString(redis.server().port()), name, Integer.toString(KILLED_WAITERS), "handles"))
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
 			.start();

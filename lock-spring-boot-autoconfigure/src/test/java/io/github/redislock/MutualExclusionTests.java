@@ -1,6 +1,5 @@
 package io.github.redislock;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,9 +108,9 @@ class MutualExclusionTests {
 		String counter = "counter:" + name;
 		List<Process> processes = new ArrayList<>();
 		for (int i = 0; i < 2; i++) {
-			processes.add(new ProcessBuilder(javaExecutable(), "-cp", System.getProperty("java.class.path"),
-					CounterWorker.class.getName(), redis.server().host(), Integer.toString(redis.server().port()), name,
-					counter, Integer.toString(threadsPerProcess), Integer.toString(iterations), owners)
+			processes.add(new ProcessBuilder(WorkerJvm.command(CounterWorker.class, redis.server().host(),
+					Integer.toString(redis.server().port()), name, counter, Integer.toString(threadsPerProcess),
+					Integer.toString(iterations), owners))
 				.redirectErrorStream(true)
 				.start());
 		}
@@ -172,10 +171,6 @@ class MutualExclusionTests {
 		// give an overlapping holder the chance to read the same value
 		Thread.yield();
 		redisTemplate.opsForValue().set(counter, Integer.toString(next));
-	}
-
-	private static String javaExecutable() {
-		return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
 	}
 
 }

@@ -1,7 +1,6 @@
 package io.github.redislock;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -52,10 +51,8 @@ class PausedHolderTests {
 	private Outcome pauseHolderAndTakeOver(boolean fenced) throws Exception {
 		String name = LockTestClients.uniqueName();
 		String storeKey = "store:" + name;
-		Process holder = new ProcessBuilder(
-				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
-				System.getProperty("java.class.path"), PausedHolderWorker.class.getName(), redis.server().host(),
-				Integer.toString(redis.server().port()), name, storeKey, Boolean.toString(fenced))
+		Process holder = new ProcessBuilder(WorkerJvm.command(PausedHolderWorker.class, redis.server().host(),
+				Integer.toString(redis.server().port()), name, storeKey, Boolean.toString(fenced)))
 			.redirectErrorStream(true)
 			.start();
 		List<String> seen = new ArrayList<>();

@@ -1,6 +1,5 @@
 package io.github.redislock;
 
-import java.io.File;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -290,9 +289,7 @@ class SemaphoreAcrossJvmsTests {
 	 * Starts a {@link SemaphoreLoadWorker} on the test's Redis; see there for the rest.
 	 */
 	private static Process startWorker(String name, String... rest) throws Exception {
-		List<String> command = new ArrayList<>(List.of(
-				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
-				System.getProperty("java.class.path"), SemaphoreLoadWorker.class.getName(), redis.server().host(),
+		List<String> command = new ArrayList<>(WorkerJvm.command(SemaphoreLoadWorker.class, redis.server().host(),
 				Integer.toString(redis.server().port()), name, Integer.toString(PERMITS)));
 		command.addAll(List.of(rest));
 		return new ProcessBuilder(command).redirectErrorStream(true)

@@ -1,6 +1,5 @@
 package io.github.redislock;
 
-import java.io.File;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -288,10 +287,8 @@ class SemaphoreTests {
 		String name = LockTestClients.uniqueName();
 		long watchdogMillis = 1_500;
 		RedisSemaphore semaphore = this.clients.newClient().getSemaphore(name, 3);
-		Process worker = new ProcessBuilder(
-				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-cp",
-				System.getProperty("java.class.path"), SemaphoreHolderWorker.class.getName(), redis.server().host(),
-				Integer.toString(redis.server().port()), name, "3", "3", Long.toString(watchdogMillis))
+		Process worker = new ProcessBuilder(WorkerJvm.command(SemaphoreHolderWorker.class, redis.server().host(),
+				Integer.toString(redis.server().port()), name, "3", "3", Long.toString(watchdogMillis)))
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
 			.start();

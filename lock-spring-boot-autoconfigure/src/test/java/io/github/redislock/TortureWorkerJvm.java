@@ -1,7 +1,6 @@
 package io.github.redislock;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
@@ -24,12 +23,10 @@ record TortureWorkerJvm(int index, Process process, List<String> lines) {
 
 	static TortureWorkerJvm start(int index, FaultProxy proxy, TortureShape shape, Path store, Path records)
 			throws IOException {
-		Process process = new ProcessBuilder(
-				System.getProperty("java.home") + File.separator + "bin" + File.separator + "java", "-Xmx256m", "-cp",
-				System.getProperty("java.class.path"), TortureWorker.class.getName(), proxy.host(),
+		Process process = new ProcessBuilder(WorkerJvm.command(List.of("-Xmx256m"), TortureWorker.class, proxy.host(),
 				Integer.toString(proxy.port()), Integer.toString(shape.names()), Integer.toString(shape.threads()),
 				store.toString(), Long.toString(shape.seed() * 1000 + index), Integer.toString(index),
-				records.toString())
+				records.toString()))
 			.redirectErrorStream(true)
 			.start();
 		TortureWorkerJvm worker = new TortureWorkerJvm(index, process, new CopyOnWriteArrayList<>());

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ScriptKeysTests {
 
-	private static final String SCRIPTS = "classpath:io/github/redislock/internal/*.lua";
+	private static final String SCRIPTS = "classpath*:io/github/redislock/internal/*.lua";
 
 	// commands whose every argument after the name is a key
 	private static final Set<String> ALL_KEYS = Set.of("del", "exists", "unlink", "touch");

@@ -29,7 +29,7 @@ class RedisLockRuntimeHintsTests {
 	void everyScriptOnTheClasspathIsAResourceHint() throws Exception {
 		// a script without a hint would fail only in a native image
 		org.springframework.core.io.Resource[] scripts = new org.springframework.core.io.support.PathMatchingResourcePatternResolver()
-			.getResources("classpath:io/github/redislock/internal/*.lua");
+			.getResources("classpath*:io/github/redislock/internal/*.lua");
 		assertThat(scripts).hasSizeGreaterThan(10);
 		for (org.springframework.core.io.Resource script : scripts) {
 			String path = "io/github/redislock/internal/" + script.getFilename();

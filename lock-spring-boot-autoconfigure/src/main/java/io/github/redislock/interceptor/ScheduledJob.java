@@ -44,12 +44,13 @@ import org.springframework.util.StringUtils;
  * fencing token (at least Redis' time of the grant, in microseconds). No window runs
  * twice, whatever the instances' phases and clocks, and a window runs once when any
  * instance's firing is granted within it after the previous window's hold ended. That
- * hold ends up to a round trip past its window's end (it is counted from the acquisition
- * as this instance saw it). An instance whose firings come about when its own last hold
- * ends (its phase is at a window's edge) would then skip every other window when alone;
- * so such a firing waits for that end, a quarter of the period at most (a second at most)
- * beyond it. Waiting never runs a window twice: whoever takes the lock keeps it to its
- * window's end.</li>
+ * hold ends at its window's end on Redis' clock (the release script ends it at the
+ * grant's token plus the hold), or later when the release itself comes later. An instance
+ * whose firings come about when its own last hold ends (its phase is at a window's edge,
+ * its clock a little ahead of Redis') would skip every other window when alone; so such a
+ * firing waits for that end, a quarter of the period at most (a second at most) beyond
+ * it. Waiting never runs a window twice: whoever takes the lock keeps it to its window's
+ * end.</li>
  * <li>A {@code fixedDelay} job's runs are kept at least half the delay apart after each
  * run ends: its instances drift against each other and share no tick to run once.</li>
  * </ul>
@@ -139,7 +140,7 @@ final class ScheduledJob implements MinimumHold {
 		}
 		if (token != UNKNOWN_GRANT) {
 			// counted from the firing, before the grant: this end is early rather than
-			// late, by the acquisition's round trip and the release's way to Redis
+			// late, by the acquisition's way to Redis
 			this.ownHoldEndsNanos = Math.max(startedNanos + hold.toNanos(), now);
 		}
 		return hold;

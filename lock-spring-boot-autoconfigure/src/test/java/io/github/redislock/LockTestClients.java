@@ -183,6 +183,35 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	}
 
 	/**
+	 * Starts a thread of {@code client} that waits up to {@code waitTime} for lock
+	 * {@code name}, then releases it; returns once that thread waits. The future
+	 * completes with when the thread got the lock ({@link System#nanoTime()}), or fails
+	 * when it did not.
+	 */
+	static CompletableFuture<Long> acquiredAt(RedisLockClient client, String name, Duration waitTime) {
+		int waitingBefore = inspector(client).waitingCount();
+		CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+			RedisLock lock = client.getLock(name);
+			try {
+				if (!lock.tryLock(waitTime, Duration.ofSeconds(5))) {
+					throw new AssertionError("The waiter did not get lock '" + name + "'");
+				}
+				long at = System.nanoTime();
+				lock.unlock();
+				return at;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}, TestThreads.perTask());
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> inspector(client).waitingCount() == waitingBefore + 1);
+		return acquiredAt;
+	}
+
+	/**
 	 * Releases {@code holder} (held by the calling thread) while a thread of
 	 * {@code waiting} waits for the same lock, and returns how long after the release
 	 * that thread had the lock.

@@ -108,7 +108,7 @@ class RedisCluster62FallbackTests {
 		RedisLock held = newClient().getLock(name);
 		RedisLockClient waiter = newClient();
 		held.lock(HOLDER_LEASE);
-		CompletableFuture<Long> acquiredAt = acquiredAt(waiter, name);
+		CompletableFuture<Long> acquiredAt = LockTestClients.acquiredAt(waiter, name, HOLDER_LEASE.multipliedBy(2));
 		// subscribed with SUBSCRIBE on one node, which any node's PUBLISH reaches
 		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> classicSubscribers(channel) == 1);
 		long releasedAt = System.nanoTime();
@@ -163,29 +163,6 @@ class RedisCluster62FallbackTests {
 			builder.watchdogTimeout(HOLDER_LEASE).commandTimeout(TestTimeouts.COMMAND_TIMEOUT);
 			settings.accept(builder);
 		}));
-	}
-
-	// a thread of the waiting client asks for the lock, and tells when it got it
-	private static CompletableFuture<Long> acquiredAt(RedisLockClient waiter, String name) {
-		CompletableFuture<Long> acquired = CompletableFuture.supplyAsync(() -> {
-			RedisLock lock = waiter.getLock(name);
-			try {
-				if (!lock.tryLock(HOLDER_LEASE.multipliedBy(2), Duration.ofSeconds(5))) {
-					throw new AssertionError("The waiter did not get lock '" + name + "'");
-				}
-				long at = System.nanoTime();
-				lock.unlock();
-				return at;
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}, TestThreads.perTask());
-		Awaitility.await()
-			.atMost(Duration.ofSeconds(10))
-			.until(() -> LockTestClients.inspector(waiter).waitingCount() == 1);
-		return acquired;
 	}
 
 	private static long classicSubscribers(String channel) {

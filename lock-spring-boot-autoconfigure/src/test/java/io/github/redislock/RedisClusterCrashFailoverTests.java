@@ -289,26 +289,7 @@ class RedisClusterCrashFailoverTests {
 	private record Waiter(CompletableFuture<Long> acquiredAt) {
 
 		static Waiter of(RedisLockClient client, String name) {
-			int waitingBefore = LockTestClients.inspector(client).waitingCount();
-			CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
-				RedisLock lock = client.getLock(name);
-				try {
-					if (!lock.tryLock(Duration.ofSeconds(120), Duration.ofSeconds(5))) {
-						throw new AssertionError("The waiter did not get lock '" + name + "'");
-					}
-					long at = System.nanoTime();
-					lock.unlock();
-					return at;
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					throw new IllegalStateException(ex);
-				}
-			}, TestThreads.perTask());
-			Awaitility.await()
-				.atMost(Duration.ofSeconds(10))
-				.until(() -> LockTestClients.inspector(client).waitingCount() == waitingBefore + 1);
-			return new Waiter(acquiredAt);
+			return new Waiter(LockTestClients.acquiredAt(client, name, Duration.ofSeconds(120)));
 		}
 
 		Duration wokenAfter(long releasedAt) throws Exception {

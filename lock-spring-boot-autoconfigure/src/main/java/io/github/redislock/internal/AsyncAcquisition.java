@@ -85,15 +85,15 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	 * attempts; its tokens reserve what LocalRun passes on while other callers of this
 	 * client wait
 	 */
-	AsyncAcquisition(Acquisition acquisition, LockCommands commands, WaitQueues queues,
-			ReleaseSubscriptions subscriptions, Settlements settlements, ScheduledExecutorService executor,
-			Executor continuations, Function<LockReply.Granted, Hold> grants, Consumer<Hold> givesBack) {
+	AsyncAcquisition(Acquisition acquisition, Waiting waiting, Settlements settlements,
+			ScheduledExecutorService executor, Executor continuations, Function<LockReply.Granted, Hold> grants,
+			Consumer<Hold> givesBack) {
 		this.acquisition = acquisition;
 		this.keys = acquisition.keys;
 		this.owner = acquisition.owner;
-		this.commands = commands;
-		this.queues = queues;
-		this.subscriptions = subscriptions;
+		this.commands = waiting.commands();
+		this.queues = waiting.queues();
+		this.subscriptions = waiting.subscriptions();
 		this.settlements = settlements;
 		this.executor = executor;
 		this.continuations = continuations;

@@ -17,11 +17,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class AsyncAcquisitions {
 
-	private final LockCommands commands;
-
-	private final WaitQueues queues;
-
-	private final ReleaseSubscriptions subscriptions;
+	private final Waiting waiting;
 
 	private final Settlements settlements;
 
@@ -36,22 +32,15 @@ final class AsyncAcquisitions {
 	// replies, wake-ups and timers of asynchronous acquisitions
 	private final AsyncThread asyncThread;
 
-	// consecutive local passes while other clients wait; 0 for none
-	private final int maxLocalPasses;
-
-	AsyncAcquisitions(LockCommands commands, WaitQueues queues, ReleaseSubscriptions subscriptions,
-			Settlements settlements, LockObservations observations, HoldLedger ledger, WaiterWithdrawals withdrawals,
-			LockReleases releases, AsyncThread asyncThread, int maxLocalPasses) {
-		this.commands = commands;
-		this.queues = queues;
-		this.subscriptions = subscriptions;
+	AsyncAcquisitions(Waiting waiting, Settlements settlements, LockObservations observations, HoldLedger ledger,
+			WaiterWithdrawals withdrawals, LockReleases releases, AsyncThread asyncThread) {
+		this.waiting = waiting;
 		this.settlements = settlements;
 		this.observations = observations;
 		this.ledger = ledger;
 		this.withdrawals = withdrawals;
 		this.releases = releases;
 		this.asyncThread = asyncThread;
-		this.maxLocalPasses = maxLocalPasses;
 	}
 
 	/**
@@ -67,10 +56,8 @@ final class AsyncAcquisitions {
 		long start = System.nanoTime();
 		Observation observation = this.observations.startAcquire(keys);
 		ScheduledExecutorService asyncExecutor = this.asyncThread.executor();
-		AsyncAcquisition acquisition = new AsyncAcquisition(
-				new Acquisition(keys, owner, lease, wait, start, this.commands.timeoutMillis(), this.maxLocalPasses),
-				this.commands, this.queues, this.subscriptions, this.settlements, asyncExecutor,
-				(continuations != null) ? continuations : asyncExecutor,
+		AsyncAcquisition acquisition = new AsyncAcquisition(this.waiting.acquisition(keys, owner, lease, wait, start),
+				this.waiting, this.settlements, asyncExecutor, (continuations != null) ? continuations : asyncExecutor,
 				(grant) -> this.ledger.granted(keys, owner, grant, lease, start), this.releases::giveBack);
 		CompletableFuture<@Nullable Hold> result = acquisition.start();
 		// the caller's future completes after the observation ended, and a cancel of it

@@ -144,8 +144,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		this.owners = new Owners(this.clientId);
 		LockReads reads = new LockReads(calls);
 		Settlements settlements = new Settlements(commands);
-		this.engine = new LockEngine(this.owners, commands, holds, queues, subscriptions, watchdog, settlements,
-				notifier, new LockObservations(observations), maxLocalPasses);
+		this.engine = new LockEngine(this.owners, new Waiting(commands, queues, subscriptions, maxLocalPasses), holds,
+				watchdog, settlements, notifier, new LockObservations(observations));
 		this.queries = new LockQueries(reads, holds);
 		this.inspection = new ClientInspection(this.owners, holds, queues, subscriptions, watchdog, settlements, reads);
 		this.watchdogLease = Lease.watchdog(watchdogTimeout.toMillis());

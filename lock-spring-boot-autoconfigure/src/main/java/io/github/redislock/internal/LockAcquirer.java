@@ -29,6 +29,8 @@ final class LockAcquirer {
 	 */
 	static final long PASS_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	private final Waiting waiting;
+
 	private final LockCommands commands;
 
 	private final Holds holds;
@@ -37,19 +39,12 @@ final class LockAcquirer {
 
 	private final ReleaseSubscriptions subscriptions;
 
-	private final int passTokens;
-
-	/**
-	 * @param passTokens how many fencing tokens an acquisition reserves when other
-	 * callers of this client wait: the local passes before the client asks Redis again
-	 */
-	LockAcquirer(LockCommands commands, Holds holds, WaitQueues queues, ReleaseSubscriptions subscriptions,
-			int passTokens) {
-		this.commands = commands;
+	LockAcquirer(Waiting waiting, Holds holds) {
+		this.waiting = waiting;
+		this.commands = waiting.commands();
 		this.holds = holds;
-		this.queues = queues;
-		this.subscriptions = subscriptions;
-		this.passTokens = Math.max(1, passTokens);
+		this.queues = waiting.queues();
+		this.subscriptions = waiting.subscriptions();
 	}
 
 	/**
@@ -68,8 +63,7 @@ final class LockAcquirer {
 	 */
 	@Nullable Hold acquire(LockKeys keys, Owner owner, Lease lease, long start, Wait wait, boolean interruptible,
 			Function<LockReply.Granted, Hold> grants) throws InterruptedException {
-		Acquisition acquisition = new Acquisition(keys, owner, lease, wait, start, this.commands.timeoutMillis(),
-				this.passTokens);
+		Acquisition acquisition = this.waiting.acquisition(keys, owner, lease, wait, start);
 		if (wait.isNone()) {
 			if (this.queues.holdOffNanos(keys, owner) > 0) {
 				return null;

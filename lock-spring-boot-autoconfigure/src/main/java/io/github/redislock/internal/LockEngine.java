@@ -54,23 +54,24 @@ final class LockEngine implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	LockEngine(Owners owners, LockCommands commands, Holds holds, WaitQueues queues, ReleaseSubscriptions subscriptions,
-			LeaseWatchdog watchdog, Settlements settlements, LeaseLostNotifier notifier, LockObservations observations,
-			int maxLocalPasses) {
+	LockEngine(Owners owners, Waiting waiting, Holds holds, LeaseWatchdog watchdog, Settlements settlements,
+			LeaseLostNotifier notifier, LockObservations observations) {
+		LockCommands commands = waiting.commands();
+		int maxLocalPasses = waiting.maxLocalPasses();
 		this.owners = owners;
 		this.commands = commands;
 		this.holds = holds;
-		this.subscriptions = subscriptions;
+		this.subscriptions = waiting.subscriptions();
 		this.watchdog = watchdog;
 		this.settlements = settlements;
 		this.observations = observations;
 		this.ledger = new HoldLedger(holds, observations, notifier);
 		this.withdrawals = new WaiterWithdrawals(commands);
-		this.acquirer = new LockAcquirer(commands, holds, queues, subscriptions, maxLocalPasses);
+		this.acquirer = new LockAcquirer(waiting, holds);
 		this.releases = new LockReleases(commands, holds, this.ledger, settlements, observations, this.asyncThread,
 				maxLocalPasses);
-		this.asyncAcquisitions = new AsyncAcquisitions(commands, queues, subscriptions, settlements, observations,
-				this.ledger, this.withdrawals, this.releases, this.asyncThread, maxLocalPasses);
+		this.asyncAcquisitions = new AsyncAcquisitions(waiting, settlements, observations, this.ledger,
+				this.withdrawals, this.releases, this.asyncThread);
 	}
 
 	/**

@@ -12,6 +12,8 @@ import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -122,6 +124,36 @@ class SemaphoreTests {
 		// each woken long before any lease end; the best one within a round trip here
 		assertThat(latencies).allSatisfy((ms) -> assertThat(ms).isLessThan(5_000));
 		assertThat(latencies.stream().mapToLong(Long::longValue).min().orElseThrow()).isLessThan(50);
+	}
+
+	/**
+	 * A caller that comes while others of its client wait for the semaphore waits behind
+	 * them: here the thread that released the permit comes straight back, as a loop over
+	 * a semaphore does, and would otherwise take the permit its client's waiter was woken
+	 * for (the waiter learns of the release a message later), round after round.
+	 */
+	@ParameterizedTest(name = "newcomer asynchronous: {0}")
+	@ValueSource(booleans = { false, true })
+	void aCallerThatComesWhileOthersOfItsClientWaitWaitsBehindThem(boolean asyncNewcomer) throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		RedisSemaphore semaphore = client.getSemaphore(name, 1);
+		Duration wait = Duration.ofSeconds(20);
+		Duration lease = Duration.ofSeconds(30);
+		for (int round = 0; round < 5; round++) {
+			LockHandle held = semaphore.acquire(Duration.ZERO, lease);
+			CompletableFuture<LockHandle> waiter = semaphore.acquireAsync(wait, lease);
+			await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+			held.release();
+			CompletableFuture<LockHandle> newcomer = asyncNewcomer ? semaphore.acquireAsync(wait, lease)
+					: CompletableFuture.supplyAsync(() -> semaphore.acquire(wait, lease), TestThreads.perTask());
+			await().atMost(Duration.ofSeconds(10)).until(() -> waiter.isDone() || newcomer.isDone());
+			assertThat(waiter).as("the waiter, in round %d", round).isCompleted();
+			assertThat(newcomer).as("the newcomer, in round %d", round).isNotDone();
+			waiter.join().release();
+			newcomer.get(10, TimeUnit.SECONDS).release();
+		}
+		assertThat(semaphore.availablePermits()).isEqualTo(1);
 	}
 
 	@Test

@@ -45,6 +45,10 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	// the queue's release messages when the last attempt began, -1 before it has a queue
 	private volatile long messagesBefore = -1;
 
+	// whether attempt() ran before: only the first may wait in line (afterwards this
+	// acquisition is one of the waiters the line counts)
+	private volatile boolean attempted;
+
 	private final LockCommands commands;
 
 	private final WaitQueues queues;
@@ -130,9 +134,15 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		}
 		long holdOff = (queue != null) ? queue.holdOffNanos(this.owner)
 				: this.queues.holdOffNanos(this.keys, this.owner);
+		boolean first = !this.attempted;
+		this.attempted = true;
+		if (holdOff == 0 && queue != null && first) {
+			holdOff = queue.inLineNanos();
+		}
 		if (holdOff > 0) {
-			// another owner of this client holds the lock and will pass it on, or this
-			// client just gave it up for others: it is not worth asking Redis meanwhile
+			// another owner of this client holds the lock and will pass it on, this
+			// client just gave it up for others, or its callers already wait in line:
+			// it is not worth asking Redis meanwhile
 			afterAttempt(null, holdOff);
 			return;
 		}

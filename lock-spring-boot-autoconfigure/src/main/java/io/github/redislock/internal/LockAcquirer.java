@@ -78,6 +78,9 @@ final class LockAcquirer {
 		try {
 			LockReply first = null;
 			long holdOff = queue.holdOffNanos(owner);
+			if (holdOff == 0) {
+				holdOff = queue.inLineNanos();
+			}
 			long messagesBefore = queue.messages();
 			if (holdOff == 0) {
 				first = attempts.next(true);

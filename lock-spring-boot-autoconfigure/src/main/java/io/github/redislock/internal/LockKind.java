@@ -16,9 +16,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * names a kind: it asks the kind. {@link LockType} lists the kinds.
  * <p>
  * What only some kinds can do is a capability type a kind implements
- * ({@link PassesLocally}, {@link KeepsForNobody}, {@link MarksWaiters},
- * {@link KeepsWaitersAlive}); a kind without it simply is not one. Every key a kind
- * touches is one of its {@link LockKeys}, in one cluster slot.
+ * ({@link PassesLocally}, {@link KeepsForNobody}, {@link WaitsInLine},
+ * {@link MarksWaiters}, {@link KeepsWaitersAlive}); a kind without it simply is not one.
+ * Every key a kind touches is one of its {@link LockKeys}, in one cluster slot.
  */
 interface LockKind {
 
@@ -185,6 +185,19 @@ interface LockKind {
 	 * ({@code holdAtLeast}).
 	 */
 	interface KeepsForNobody extends LockKind {
+
+	}
+
+	/**
+	 * A kind whose callers of one client wait in line: a caller that has not asked Redis
+	 * yet waits behind the client's callers already waiting (see
+	 * {@link WaitQueue#inLineNanos()}). For a kind that lets several hold at once and
+	 * passes nothing within the client (a semaphore): each release wakes one waiter of
+	 * the client, and a caller that asked at once, typically the thread that just
+	 * released and comes back, would take the permit that waiter was woken for, leaving
+	 * it an attempt in vain (and, when it happens again and again, no turn at all).
+	 */
+	interface WaitsInLine extends LockKind {
 
 	}
 

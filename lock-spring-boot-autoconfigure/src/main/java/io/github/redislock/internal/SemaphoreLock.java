@@ -23,12 +23,14 @@ import org.springframework.data.redis.core.script.RedisScript;
  * instance per limit) and is granted while fewer than that many hold the name, so that
  * callers that pass different limits for one name each see their own. A release frees one
  * permit and wakes the waiter asleep longest in each client; a waiter that hears nothing
- * asks again at the earliest lease end. The scripts, {@code semaphore-acquire.lua},
- * {@code semaphore-release.lua}, {@code semaphore-extend.lua},
- * {@code semaphore-renew.lua} and {@code semaphore-read.lua}, document keys, arguments
- * and replies.
+ * asks again at the earliest lease end. Within a client, callers
+ * {@link LockKind.WaitsInLine wait in line}: one that comes while others of the client
+ * wait does not ask Redis before its turn, so that a woken waiter finds its permit. The
+ * scripts, {@code semaphore-acquire.lua}, {@code semaphore-release.lua},
+ * {@code semaphore-extend.lua}, {@code semaphore-renew.lua} and
+ * {@code semaphore-read.lua}, document keys, arguments and replies.
  */
-final class SemaphoreLock implements LockKind.KeepsForNobody {
+final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLine {
 
 	/** The limits whose kinds are made once. */
 	private static final SemaphoreLock[] COMMON = new SemaphoreLock[64];

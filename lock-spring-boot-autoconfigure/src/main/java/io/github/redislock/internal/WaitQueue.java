@@ -303,6 +303,20 @@ final class WaitQueue {
 	}
 
 	/**
+	 * How long a caller that has not asked Redis yet holds off because callers of this
+	 * client already wait for the lock, for a kind whose callers
+	 * {@link LockKind.WaitsInLine wait in line}: until a release wakes it in its turn, or
+	 * at most {@link LockAcquirer#PASS_RECHECK_NANOS} (a permit that comes back at a
+	 * lease end sends no message). 0 for any other kind, or when nobody waits. The caller
+	 * then sleeps without asking: once it sleeps, it is in line, and asks when woken, at
+	 * the latest at the end of its wait.
+	 */
+	synchronized long inLineNanos() {
+		return (this.waiting > 0 && this.keys.kind() instanceof LockKind.WaitsInLine) ? LockAcquirer.PASS_RECHECK_NANOS
+				: 0;
+	}
+
+	/**
 	 * Called by the holder at its last release: chooses the waiter asleep longest to pass
 	 * the lock to, if it accepts a pass; otherwise the lock is freed in Redis and its
 	 * release message wakes that waiter. Follow with {@link #held} for the new hold, or

@@ -22,16 +22,24 @@ import java.util.stream.Stream;
  * other overlap is a violation. Lost updates must be explained by legitimate overlaps in
  * which both holds wrote; normally there are none, because the store rejects the stale
  * holder's write.
+ *
+ * <p>
+ * When the names are semaphores these checks do not apply (their holders overlap and
+ * write at once by design) and are left out; {@link TortureHolders} makes the
+ * semaphore's.
  */
 final class TortureHistory {
 
 	/**
 	 * One {@code tryLock} call, and, if it acquired ({@code outcome == 'A'}), what the
-	 * hold did; see {@link TortureWorker} for the fields.
+	 * hold did; see {@link TortureWorker} for the fields. For a semaphore's permit also
+	 * how it was taken and released, and the live count of holders it found on entering
+	 * (see {@link TorturePermits}); for a lock {@code way} is {@code l}, the others are
+	 * blank.
 	 */
 	record Call(int worker, int thread, int name, long start, long end, long waitMillis, long leaseMillis, char outcome,
 			long epochBefore, long epochAt, long token, long enter, long exit, long read, char write, long unlockEnd,
-			char unlocked) {
+			char unlocked, char way, char releasedBy, long inside) {
 
 		boolean acquired() {
 			return this.outcome == 'A';
@@ -43,15 +51,22 @@ final class TortureHistory {
 		}
 
 		static Call parse(int worker, String line) {
-			long[] f = new long[17];
-			char[] c = new char[17];
+			long[] f = new long[20];
+			char[] c = new char[20];
 			String[] fields = line.split(" ");
 			for (int i = 0; i < fields.length; i++) {
 				c[i] = fields[i].charAt(0);
 				f[i] = Character.isDigit(c[i]) || c[i] == '-' ? Long.parseLong(fields[i]) : 0;
 			}
+			// a permit's line has its way after the outcome (not acquired) or after the
+			// unlock outcome, then how it was released and the live count
+			char way = switch (fields.length) {
+				case 8 -> c[7];
+				case 20 -> c[17];
+				default -> 'l';
+			};
 			return new Call(worker, (int) f[0], (int) f[1], f[2], f[3], f[4], f[5], c[6], f[7], f[8], f[9], f[10],
-					f[11], f[12], c[13], f[15], c[16]);
+					f[11], f[12], c[13], f[15], c[16], way, (fields.length == 20) ? c[18] : ' ', f[19]);
 		}
 
 	}
@@ -90,7 +105,12 @@ final class TortureHistory {
 
 	final List<String> violations = new ArrayList<>();
 
-	TortureHistory(List<Call> calls, List<TortureFaults.Window> faults, long[] counters, long watchdogMillis) {
+	/**
+	 * Reads the calls and, if the names are exclusive locks, checks overlaps, tokens and
+	 * lost updates.
+	 */
+	TortureHistory(List<Call> calls, List<TortureFaults.Window> faults, long[] counters, long watchdogMillis,
+			boolean exclusive) {
 		this.calls = calls;
 		this.faults = faults;
 		this.watchdogMillis = watchdogMillis;
@@ -101,6 +121,9 @@ final class TortureHistory {
 				.sorted(Comparator.comparingLong(Call::enter))
 				.toList();
 			this.holdsByName.add(holds);
+			if (!exclusive) {
+				continue;
+			}
 			int legitimateWriteOverlaps = checkOverlaps(holds);
 			checkTokens(holds);
 			long writes = holds.stream().filter((hold) -> hold.write() == TortureStore.WRITTEN).count();
@@ -116,7 +139,8 @@ final class TortureHistory {
 		}
 	}
 
-	static TortureHistory read(Path records, List<TortureFaults.Window> faults, long[] counters, long watchdogMillis) {
+	static TortureHistory read(Path records, List<TortureFaults.Window> faults, long[] counters, long watchdogMillis,
+			boolean exclusive) {
 		List<Call> calls = new ArrayList<>();
 		try (Stream<Path> files = Files.list(records)) {
 			for (Path file : files.sorted().toList()) {
@@ -129,7 +153,7 @@ final class TortureHistory {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		return new TortureHistory(calls, faults, counters, watchdogMillis);
+		return new TortureHistory(calls, faults, counters, watchdogMillis, exclusive);
 	}
 
 	/**
@@ -152,8 +176,16 @@ final class TortureHistory {
 	 * granted the stale one after its call began, so its lock lived at least a lease from
 	 * then).
 	 */
-	private boolean legitimatelyOverlaps(Call stale, Call other) {
+	boolean legitimatelyOverlaps(Call stale, Call other) {
 		return pausedPastLease(stale) && other.enter() >= stale.start() + leaseNanos(stale);
+	}
+
+	/**
+	 * Whether Redis lost its data between the grants of the two holds, or while the later
+	 * one was being acquired: then it may have forgotten the earlier one.
+	 */
+	static boolean acrossDataLoss(Call earlier, Call later) {
+		return earlier.epoch() != later.epoch() || later.epoch() < 0;
 	}
 
 	private long leaseNanos(Call hold) {
@@ -197,7 +229,7 @@ final class TortureHistory {
 			active.removeIf((earlier) -> earlier.exit() <= hold.enter());
 			for (Call earlier : active) {
 				boolean bothWrote = earlier.write() == TortureStore.WRITTEN && hold.write() == TortureStore.WRITTEN;
-				if (earlier.epoch() != hold.epoch() || hold.epoch() < 0) {
+				if (acrossDataLoss(earlier, hold)) {
 					this.dataLossOverlaps++;
 					legitimateWriteOverlaps += bothWrote ? 1 : 0;
 				}

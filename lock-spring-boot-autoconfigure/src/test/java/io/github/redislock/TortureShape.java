@@ -12,8 +12,8 @@ import io.github.redislock.TortureFaults.Kind;
 /**
  * The shape of a {@link TortureTests} run, from system properties (see there).
  */
-record TortureShape(Duration duration, int jvms, int threads, int names, Duration faultEvery, Set<Kind> faults,
-		long seed) {
+record TortureShape(Duration duration, int jvms, int threads, int names, int permits, Duration faultEvery,
+		Set<Kind> faults, long seed) {
 
 	static TortureShape fromSystemProperties() {
 		String faults = System.getProperty("redislock.torture.faults", "");
@@ -21,15 +21,29 @@ record TortureShape(Duration duration, int jvms, int threads, int names, Duratio
 				: Arrays.stream(faults.split(","))
 					.map(Kind::of)
 					.collect(Collectors.toCollection(() -> EnumSet.noneOf(Kind.class)));
+		int permits = number("permits", 1);
+		if (permits < 1) {
+			throw new IllegalArgumentException("redislock.torture.permits must be at least 1, was " + permits);
+		}
 		return new TortureShape(duration("duration", "23s"), number("jvms", 2), number("threads", 4),
-				number("names", 4), duration("faultEvery", "1s"), kinds,
+				number("names", 4), permits, duration("faultEvery", "1s"), kinds,
 				Long.getLong("redislock.torture.seed", System.nanoTime()));
+	}
+
+	/**
+	 * Whether each name is an exclusive lock (permits 1, the default) rather than a
+	 * semaphore of {@link #permits} permits.
+	 */
+	boolean exclusive() {
+		return this.permits == 1;
 	}
 
 	@Override
 	public String toString() {
-		return String.format(Locale.ROOT, "%s: %d JVMs x %d threads on %d names, a fault every %s (seed %d)",
-				describe(this.duration), this.jvms, this.threads, this.names, describe(this.faultEvery), this.seed);
+		return String.format(Locale.ROOT, "%s: %d JVMs x %d threads on %d %s, a fault every %s (seed %d)",
+				describe(this.duration), this.jvms, this.threads, this.names,
+				exclusive() ? "names" : "semaphores of " + this.permits + " permits", describe(this.faultEvery),
+				this.seed);
 	}
 
 	private static String describe(Duration duration) {

@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * read-modify-write, and the fencing token of its last write), the current epoch (bumped
  * by the test each time Redis loses its data, for the history's overlap checks), and a
  * handshake through which the test freezes a worker while one of its threads is inside a
- * critical section.
+ * critical section. In semaphore mode it also counts, per name, the holders inside a
+ * critical section at the moment, for the test to compare with the permits.
  *
  * <p>
  * The store is fenced the way the README recommends, by the token alone: a write whose
@@ -32,6 +33,9 @@ final class TortureStore implements AutoCloseable {
 
 	/** The store had accepted a write with a newer token: a stale holder. */
 	static final char REJECTED = 'R';
+
+	/** Nothing was written: semaphore holders leave the counter alone. */
+	static final char NOT_WRITTEN = 'N';
 
 	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
@@ -57,13 +61,17 @@ final class TortureStore implements AutoCloseable {
 
 	private final MappedByteBuffer memory;
 
+	/** Per name: the holders inside now, and the most there were. */
+	private final int inside;
+
 	private TortureStore(Path file, int names) throws IOException {
 		if (names < 1) {
 			throw new IllegalArgumentException("At least one lock name, was " + names);
 		}
 		this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
 				StandardOpenOption.WRITE);
-		this.memory = this.channel.map(FileChannel.MapMode.READ_WRITE, 0, NAMES + 24L * names);
+		this.inside = NAMES + 24 * names;
+		this.memory = this.channel.map(FileChannel.MapMode.READ_WRITE, 0, this.inside + 16L * names);
 	}
 
 	/** Opens (or creates, zeroed) the store in the given file. */
@@ -101,6 +109,37 @@ final class TortureStore implements AutoCloseable {
 		LONGS.setVolatile(this.memory, slot + 8, token);
 		LONGS.setVolatile(this.memory, slot + 16, read + 1);
 		return WRITTEN;
+	}
+
+	/**
+	 * Semaphore mode: one more holder of the name is inside its critical section. Atomic
+	 * across the JVMs (unlike the fenced counter), because the holders of a semaphore are
+	 * meant to be inside at once: what it counts is how many the semaphore let in.
+	 * @return how many are inside now, this one included
+	 */
+	long enter(int name) {
+		int at = this.inside + 16 * name;
+		long inside = (long) LONGS.getAndAdd(this.memory, at, 1L) + 1;
+		long most = get(at + 8);
+		while (inside > most && !LONGS.compareAndSet(this.memory, at + 8, most, inside)) {
+			most = get(at + 8);
+		}
+		return inside;
+	}
+
+	/** Semaphore mode: a holder of the name left its critical section. */
+	void leave(int name) {
+		LONGS.getAndAdd(this.memory, this.inside + 16 * name, -1L);
+	}
+
+	/** Semaphore mode: how many holders of the name are inside now. */
+	long inside(int name) {
+		return get(this.inside + 16 * name);
+	}
+
+	/** Semaphore mode: the most holders of the name that were ever inside at once. */
+	long mostInside(int name) {
+		return get(this.inside + 16 * name + 8);
 	}
 
 	/**

@@ -57,6 +57,23 @@ import static org.awaitility.Awaitility.await;
  * connection once the workers exited.
  *
  * <p>
+ * With {@code redislock.torture.permits} above 1 (run by hand; the default 1 is the run
+ * above) each name is instead a semaphore of that many permits, taken with
+ * {@code tryAcquire}, {@code acquire}, {@code acquireAsync} and the reactive client's
+ * {@code acquire}, released by the thread that took it, by the client or by another
+ * thread ({@link TorturePermits}). Holders of a semaphore overlap by design, so the
+ * overlap, lost-update and token checks above give way to {@link TortureHolders}': no
+ * more holders of a name at once than the permits, legitimate overlaps apart (the same
+ * two kinds as above), and all of them held at once for some name; a live count of the
+ * holders inside, shared by the JVMs in the store, that never saw more than the records
+ * show nor more than the permits but where legitimate overlaps took the records there,
+ * and that ends at 0; and tokens above those of every hold that began before the call (a
+ * semaphore's holders may learn of their grants out of order, so the order the holds
+ * began is not the grant order), none twice. The fenced counter is not checked: the
+ * holders of a semaphore update what it guards at once, so a non-atomic counter loses
+ * updates by design. Nothing may be left, as above.
+ *
+ * <p>
  * Reported and not asserted (timings on a shared machine): the longest any call took
  * beyond its wait plus the command timeout, the longest a released lock stayed free while
  * someone waited for it outside faults (a lost wake-up), how soon every name was acquired
@@ -69,8 +86,9 @@ import static org.awaitility.Awaitility.await;
  * lasting longer is followed by the next 300 ms after it healed, and faults come sooner
  * when the rest of the first round would not fit the time left otherwise),
  * {@code .faults} (comma-separated kinds such as {@code worker-pause,restart-with-data};
- * default all) and {@code .seed} (of the fault order and the workers' choices; printed).
- * The default has room for one fault of each kind; no fault begins in the last 2 s.
+ * default all), {@code .permits} (1: exclusive locks; more: semaphores, see above) and
+ * {@code .seed} (of the fault order and the workers' choices; printed). The default has
+ * room for one fault of each kind; no fault begins in the last 2 s.
  */
 class TortureTests {
 
@@ -112,20 +130,33 @@ class TortureTests {
 			long[] counters = new long[shape.names()];
 			Arrays.setAll(counters, store::counter);
 			TortureHistory history = TortureHistory.read(records, faults.windows(), counters,
-					TortureWorker.WATCHDOG_TIMEOUT.toMillis());
+					TortureWorker.WATCHDOG_TIMEOUT.toMillis(), shape.exclusive());
+			TortureHolders holders = shape.exclusive() ? null : TortureHolders.check(history, shape.permits(), store);
 			TortureTimings timings = new TortureTimings(history, TortureWorker.COMMAND_TIMEOUT.toMillis(), runStart);
 			TortureLeftovers atEnd = leftoversOnceLeasesRanOut(redis.primary());
-			System.out.print(TortureReport.of(shape, records, faults, history, timings, workers, atClose, atEnd));
+			System.out
+				.print(TortureReport.of(shape, records, faults, history, holders, timings, workers, atClose, atEnd));
 			for (TortureWorkerJvm worker : workers) {
 				assertThat(worker.process().exitValue()).as(worker.output()).isZero();
 				assertThat(worker.output()).doesNotContain("UNEXPECTED");
 				assertThat(worker.line("LOCK_THREADS_LEFT ")).as("lock threads left in worker %d", worker.index())
 					.isEqualTo("[]");
 			}
-			assertThat(history.violations).isEmpty();
-			assertThat(history.overlaps).isZero();
-			assertThat(history.unexplainedLostUpdates).isZero();
-			assertThat(history.tokenViolations).isZero();
+			if (holders == null) {
+				assertThat(history.violations).isEmpty();
+				assertThat(history.overlaps).isZero();
+				assertThat(history.unexplainedLostUpdates).isZero();
+				assertThat(history.tokenViolations).isZero();
+			}
+			else {
+				assertThat(holders.violations).isEmpty();
+				assertThat(holders.excessHolds).isZero();
+				assertThat(holders.tokenViolations).isZero();
+				assertThat(holders.mostHoldersOfAnyName()).as("most holders of a name at once")
+					.isEqualTo(shape.permits());
+				assertThat(holders.mostInsideOfAnyName()).as("most holders inside at once, as counted live")
+					.isGreaterThanOrEqualTo(shape.permits());
+			}
 			assertThat(atClose.pubsub()).as("pub/sub connections once the lock clients closed").isEmpty();
 			assertThat(atClose.channels()).as("channels once the lock clients closed").isEmpty();
 			assertThat(atEnd.isEmpty()).as("nothing but fencing counters left: %s", atEnd).isTrue();

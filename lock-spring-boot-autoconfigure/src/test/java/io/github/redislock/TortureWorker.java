@@ -32,7 +32,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@code thread name start end wait lease outcome} and, when acquired,
  * {@code epochBefore epochAt token enter exit read write unlockStart unlockEnd unlockOutcome}
  * (times from {@link System#nanoTime()}, which all JVMs of one Linux machine share). A
- * call that fails also prints {@code FAILURE} and its exception.
+ * call that fails also prints {@code FAILURE} and its exception. When the names are
+ * semaphores, {@link TorturePermits} makes the calls instead.
  *
  * <p>
  * At the end it closes the lock client, reports the lock threads still alive and
@@ -68,6 +69,7 @@ public final class TortureWorker {
 		long seed = Long.parseLong(args[5]);
 		int worker = Integer.parseInt(args[6]);
 		Path records = Path.of(args[7]);
+		int permits = Integer.parseInt(args[8]);
 		LettuceConnectionFactory factory = RedisServers.connectionFactory(new RedisStandaloneConfiguration(host, port),
 				COMMAND_TIMEOUT, "torture-worker-" + worker);
 		BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -76,6 +78,8 @@ public final class TortureWorker {
 				.watchdogTimeout(WATCHDOG_TIMEOUT)
 				.commandTimeout(COMMAND_TIMEOUT)
 				.build();
+			TorturePermits semaphores = (permits > 1) ? new TorturePermits(client, store, worker, names, permits)
+					: null;
 			try {
 				System.out.println("READY");
 				String go = commands.readLine();
@@ -85,16 +89,20 @@ public final class TortureWorker {
 					try (Writer out = Files
 						.newBufferedWriter(records.resolve("worker-" + worker + "-thread-" + thread + ".txt"))) {
 						while (System.currentTimeMillis() < endMillis) {
-							out.write(thread + " " + lockOnce(client, store, worker, names, random) + "\n");
+							String call = (semaphores != null) ? semaphores.acquireOnce(random)
+									: lockOnce(client, store, worker, names, random);
+							out.write(thread + " " + call + "\n");
 						}
 					}
 				});
 			}
 			finally {
+				if (semaphores != null) {
+					semaphores.close();
+				}
 				client.close();
 			}
-			System.out.println(
-					"LOCK_THREADS_LEFT " + threadsLeftAfter((thread) -> thread.getName().startsWith("redis-lock")));
+			System.out.println("LOCK_THREADS_LEFT " + threadsLeftAfter(TortureWorker::clientThread));
 			System.out.println("CLOSED");
 			for (String line = commands.readLine(); line != null && !line.equals("EXIT"); line = commands.readLine()) {
 				// only EXIT is expected
@@ -133,8 +141,7 @@ public final class TortureWorker {
 		int name = random.nextInt(names);
 		RedisLock lock = client.getLock("torture-" + name);
 		long wait = random.nextInt((int) MAX_WAIT.toMillis());
-		long lease = random.nextBoolean() ? 0 : WATCHDOG_TIMEOUT.toMillis()
-				+ random.nextInt((int) (MAX_LEASE.toMillis() - WATCHDOG_TIMEOUT.toMillis()) + 1);
+		long lease = leaseMillis(random);
 		long epochBefore = store.epoch();
 		long start = System.nanoTime();
 		char outcome;
@@ -190,16 +197,32 @@ public final class TortureWorker {
 				+ write + " " + exit + " " + unlockEnd + " " + unlocked;
 	}
 
-	private static void failed(String call, Exception ex) {
+	/** A watchdog lease (0) or a fixed one from 3 to 4 s, each half of the time. */
+	static long leaseMillis(Random random) {
+		return random.nextBoolean() ? 0 : WATCHDOG_TIMEOUT.toMillis()
+				+ random.nextInt((int) (MAX_LEASE.toMillis() - WATCHDOG_TIMEOUT.toMillis()) + 1);
+	}
+
+	static void failed(String call, Throwable ex) {
 		String message = String.valueOf(ex.getMessage()).lines().findFirst().orElse("");
 		System.out.println("FAILURE " + call + " " + ex.getClass().getSimpleName() + ": " + message);
 	}
 
-	private static void unexpected(String call, Exception ex) {
+	static void unexpected(String call, Throwable ex) {
 		synchronized (System.out) {
 			System.out.println("UNEXPECTED " + call + " threw " + ex);
 			ex.printStackTrace(System.out);
 		}
+	}
+
+	/**
+	 * Whether the thread is a lock client's. Not the one thread, shared by every client
+	 * of the JVM, that finds abandoned {@link LockHandle}s (a
+	 * {@link java.lang.ref.Cleaner} daemon, started by the first handle, lives as long as
+	 * the JVM): the semaphore mode makes handles, the lock mode none.
+	 */
+	private static boolean clientThread(Thread thread) {
+		return thread.getName().startsWith("redis-lock") && !thread.getName().equals("redis-lock-abandoned-handles");
 	}
 
 	/**

@@ -26,7 +26,7 @@ record TortureWorkerJvm(int index, Process process, List<String> lines) {
 		Process process = new ProcessBuilder(WorkerJvm.command(List.of("-Xmx256m"), TortureWorker.class, proxy.host(),
 				Integer.toString(proxy.port()), Integer.toString(shape.names()), Integer.toString(shape.threads()),
 				store.toString(), Long.toString(shape.seed() * 1000 + index), Integer.toString(index),
-				records.toString()))
+				records.toString(), Integer.toString(shape.permits())))
 			.redirectErrorStream(true)
 			.start();
 		TortureWorkerJvm worker = new TortureWorkerJvm(index, process, new CopyOnWriteArrayList<>());

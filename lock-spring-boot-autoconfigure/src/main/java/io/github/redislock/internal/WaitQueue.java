@@ -311,9 +311,14 @@ final class WaitQueue {
 	 * then sleeps without asking: once it sleeps, it is in line, and asks when woken, at
 	 * the latest at the end of its wait.
 	 */
-	synchronized long inLineNanos() {
-		return (this.waiting > 0 && this.keys.kind() instanceof LockKind.WaitsInLine) ? LockAcquirer.PASS_RECHECK_NANOS
-				: 0;
+	long inLineNanos() {
+		if (!(this.keys.kind() instanceof LockKind.WaitsInLine)) {
+			// the other kinds' hot path takes no monitor for it
+			return 0;
+		}
+		synchronized (this) {
+			return (this.waiting > 0) ? LockAcquirer.PASS_RECHECK_NANOS : 0;
+		}
 	}
 
 	/**

@@ -516,36 +516,62 @@ final class RedisCalls {
 		return (value >= 0 && value < SMALL_NUMBERS.length) ? SMALL_NUMBERS[(int) value] : bytes(Long.toString(value));
 	}
 
-	// Redis 7.0 refuses a command inside a script for the user's ACL with "The user
-	// executing the script can't run this command or subcommand script: <sha>, on
-	// @user_script:<line>", which does not say which command: the script's line does
+	// Redis names neither command when a script's call fails for it: 7.0 refuses one the
+	// user's ACL denies with "The user executing the script can't run this command or
+	// subcommand script: <sha>, on @user_script:<line>", and 6.2 one it does not know
+	// with "@user_script:<line>: ... Unknown Redis command called from Lua script". The
+	// script's line says which command, and what to do about it.
 	private static Throwable namingDeniedCommand(RedisScript<?> script, Throwable failure) {
 		Throwable cause = unwrap(failure);
-		Matcher denied = (cause instanceof RedisCommandExecutionException && cause.getMessage() != null)
-				? DENIED_IN_SCRIPT.matcher(cause.getMessage()) : null;
-		if (denied == null || !denied.find()) {
+		String message = (cause instanceof RedisCommandExecutionException) ? cause.getMessage() : null;
+		if (message == null) {
+			return failure;
+		}
+		Matcher denied = DENIED_IN_SCRIPT.matcher(message);
+		Matcher unknown = UNKNOWN_IN_SCRIPT.matcher(message);
+		boolean isDenied = denied.find();
+		if (!isDenied && !unknown.find()) {
 			return failure;
 		}
 		String[] lines = script.getScriptAsString().split("\n");
-		int line = Integer.parseInt(denied.group(1));
+		int line = Integer.parseInt(isDenied ? denied.group(1) : unknown.group(1));
 		Matcher call = (line >= 1 && line <= lines.length) ? SCRIPT_CALL.matcher(lines[line - 1]) : null;
 		if (call == null || !call.find()) {
 			return failure;
 		}
-		// a publish names both commands: the line does not say which one the flag chose
-		String command = (call.group(1) != null) ? "'" + call.group(1) + "' or '" + call.group(2) + "'"
-				: "'" + call.group(2) + "'";
-		// no cause: messages are taken from the most specific one
-		RedisCommandExecutionException named = new RedisCommandExecutionException(
-				"NOPERM this connection's Redis user may not run " + command + ", which the lock script calls "
-						+ "(grant it: the README's \"Redis ACL\" section lists every command, key and channel "
-						+ "the library needs)");
+		RedisCommandExecutionException named;
+		if (isDenied) {
+			// a publish names both commands: the line does not say which one the flag
+			// chose
+			String command = (call.group(1) != null) ? "'" + call.group(1) + "' or '" + call.group(2) + "'"
+					: "'" + call.group(2) + "'";
+			// no cause: messages are taken from the most specific one
+			named = new RedisCommandExecutionException("NOPERM this connection's Redis user may not run " + command
+					+ ", which the lock script calls (grant it: the README's \"Redis ACL\" section lists every "
+					+ "command, key and channel the library needs)");
+		}
+		else if (call.group(1) != null) {
+			// the only command a Redis from 4.0 on may not know: the sharded publish
+			named = new RedisCommandExecutionException("ERR this Redis does not know '" + call.group(1)
+					+ "' (sharded pub/sub, Redis 7 and later), which the lock script calls after its writes; Redis "
+					+ "keeps what a script wrote before an error, so its change stands (a release has freed the "
+					+ "lock), but the waiters in other applications were not told and wait until they ask again. "
+					+ "Set redis-lock.sharded-pub-sub to auto (the default: sharded only where every master has "
+					+ "it) or never");
+		}
+		else {
+			named = new RedisCommandExecutionException(
+					"ERR this Redis does not know '" + call.group(2) + "', which the lock script calls");
+		}
 		named.addSuppressed(cause);
 		return named;
 	}
 
 	private static final Pattern DENIED_IN_SCRIPT = Pattern
 		.compile("can't run this command or subcommand script: \\w+, on @user_script:(\\d+)");
+
+	private static final Pattern UNKNOWN_IN_SCRIPT = Pattern
+		.compile("@user_script:(\\d+):.*Unknown Redis command called from Lua script");
 
 	// redis.call('hset', ...), or redis.call(ARGV[2] == '1' and 'spublish' or 'publish',
 	// ...)

@@ -176,16 +176,31 @@ final class TortureHistory {
 	 * granted the stale one after its call began, so its lock lived at least a lease from
 	 * then).
 	 */
-	boolean legitimatelyOverlaps(Call stale, Call other) {
+	private boolean legitimatelyOverlaps(Call stale, Call other) {
 		return pausedPastLease(stale) && other.enter() >= stale.start() + leaseNanos(stale);
 	}
 
 	/**
-	 * Whether Redis lost its data between the grants of the two holds, or while the later
-	 * one was being acquired: then it may have forgotten the earlier one.
+	 * Why two holds of a name that were inside at once may be: Redis lost its data
+	 * between their grants, or while the later one was being acquired (it may have
+	 * forgotten the earlier one); or one of them was frozen past its lease (see
+	 * {@link #legitimatelyOverlaps}), and which; or nothing allows it.
 	 */
-	static boolean acrossDataLoss(Call earlier, Call later) {
-		return earlier.epoch() != later.epoch() || later.epoch() < 0;
+	enum Overlap {
+
+		ACROSS_DATA_LOSS, EARLIER_STALE, LATER_STALE, NOT_ALLOWED
+
+	}
+
+	/** How the two holds, both inside at once, overlap; see {@link Overlap}. */
+	Overlap overlap(Call earlier, Call later) {
+		if (earlier.epoch() != later.epoch() || later.epoch() < 0) {
+			return Overlap.ACROSS_DATA_LOSS;
+		}
+		if (legitimatelyOverlaps(earlier, later)) {
+			return Overlap.EARLIER_STALE;
+		}
+		return legitimatelyOverlaps(later, earlier) ? Overlap.LATER_STALE : Overlap.NOT_ALLOWED;
 	}
 
 	private long leaseNanos(Call hold) {
@@ -229,13 +244,14 @@ final class TortureHistory {
 			active.removeIf((earlier) -> earlier.exit() <= hold.enter());
 			for (Call earlier : active) {
 				boolean bothWrote = earlier.write() == TortureStore.WRITTEN && hold.write() == TortureStore.WRITTEN;
-				if (acrossDataLoss(earlier, hold)) {
+				Overlap overlap = overlap(earlier, hold);
+				if (overlap == Overlap.ACROSS_DATA_LOSS) {
 					this.dataLossOverlaps++;
 					legitimateWriteOverlaps += bothWrote ? 1 : 0;
 				}
-				else if (legitimatelyOverlaps(earlier, hold) || legitimatelyOverlaps(hold, earlier)) {
+				else if (overlap != Overlap.NOT_ALLOWED) {
 					this.pausedHolderOverlaps++;
-					boolean earlierIsStale = legitimatelyOverlaps(earlier, hold);
+					boolean earlierIsStale = overlap == Overlap.EARLIER_STALE;
 					(earlierIsStale ? staleHolds : freshHolds).add(earlier);
 					(earlierIsStale ? freshHolds : staleHolds).add(hold);
 					legitimateWriteOverlaps += bothWrote ? 1 : 0;

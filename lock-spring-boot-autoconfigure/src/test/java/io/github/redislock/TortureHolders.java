@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
 import io.github.redislock.TortureHistory.Call;
+import io.github.redislock.TortureHistory.Overlap;
 
 /**
  * The checks of {@link TortureTests} when each name is a semaphore of {@code permits}
@@ -137,16 +138,14 @@ final class TortureHolders {
 			inside.removeIf((earlier) -> earlier.exit() <= hold.enter());
 			List<Call> counted = new ArrayList<>();
 			for (Call earlier : inside) {
-				if (TortureHistory.acrossDataLoss(earlier, hold)) {
-					this.dataLossPairs++;
-				}
-				else if (this.history.legitimatelyOverlaps(earlier, hold)
-						|| this.history.legitimatelyOverlaps(hold, earlier)) {
-					this.pausedHolderPairs++;
-					staleHolds.add(this.history.legitimatelyOverlaps(earlier, hold) ? earlier : hold);
-				}
-				else {
-					counted.add(earlier);
+				Overlap overlap = this.history.overlap(earlier, hold);
+				switch (overlap) {
+					case ACROSS_DATA_LOSS -> this.dataLossPairs++;
+					case EARLIER_STALE, LATER_STALE -> {
+						this.pausedHolderPairs++;
+						staleHolds.add((overlap == Overlap.EARLIER_STALE) ? earlier : hold);
+					}
+					case NOT_ALLOWED -> counted.add(earlier);
 				}
 			}
 			inside.add(hold);

@@ -72,6 +72,18 @@ final class Acquisition {
 	}
 
 	/**
+	 * How long to hold off before the next attempt without asking Redis (see
+	 * {@link WaitQueue#holdOffNanos}); before the first, also while callers of this
+	 * client already wait in line for a kind whose callers do
+	 * ({@link WaitQueue#inLineNanos}): once asleep, the caller is one of those waiters.
+	 * @param first whether no attempt was made or held off yet
+	 */
+	long holdOffNanos(WaitQueue queue, boolean first) {
+		long holdOff = queue.holdOffNanos(this.owner);
+		return (holdOff == 0 && first) ? queue.inLineNanos() : holdOff;
+	}
+
+	/**
 	 * What is left of the wait time plus the command timeout: the longest the next
 	 * command may take.
 	 */

@@ -132,13 +132,10 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		synchronized (this) {
 			queue = this.queue;
 		}
-		long holdOff = (queue != null) ? queue.holdOffNanos(this.owner)
-				: this.queues.holdOffNanos(this.keys, this.owner);
 		boolean first = !this.attempted;
 		this.attempted = true;
-		if (holdOff == 0 && queue != null && first) {
-			holdOff = queue.inLineNanos();
-		}
+		long holdOff = (queue != null) ? this.acquisition.holdOffNanos(queue, first)
+				: this.queues.holdOffNanos(this.keys, this.owner);
 		if (holdOff > 0) {
 			// another owner of this client holds the lock and will pass it on, this
 			// client just gave it up for others, or its callers already wait in line:

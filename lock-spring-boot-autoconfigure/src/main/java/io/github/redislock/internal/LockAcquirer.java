@@ -31,20 +31,11 @@ final class LockAcquirer {
 
 	private final Waiting waiting;
 
-	private final LockCommands commands;
-
 	private final Holds holds;
-
-	private final WaitQueues queues;
-
-	private final ReleaseSubscriptions subscriptions;
 
 	LockAcquirer(Waiting waiting, Holds holds) {
 		this.waiting = waiting;
-		this.commands = waiting.commands();
 		this.holds = holds;
-		this.queues = waiting.queues();
-		this.subscriptions = waiting.subscriptions();
 	}
 
 	/**
@@ -65,7 +56,7 @@ final class LockAcquirer {
 			Function<LockReply.Granted, Hold> grants) throws InterruptedException {
 		Acquisition acquisition = this.waiting.acquisition(keys, owner, lease, wait, start);
 		if (wait.isNone()) {
-			if (this.queues.holdOffNanos(keys, owner) > 0) {
+			if (this.waiting.queues().holdOffNanos(keys, owner) > 0) {
 				return null;
 			}
 			LockReply reply = new Attempts(acquisition, null).next(false);
@@ -73,14 +64,11 @@ final class LockAcquirer {
 		}
 		// in the queue before the first attempt: a release announced after it is kept
 		// for this caller's sleep
-		WaitQueue queue = this.queues.enter(keys);
+		WaitQueue queue = this.waiting.queues().enter(keys);
 		Attempts attempts = new Attempts(acquisition, queue);
 		try {
 			LockReply first = null;
-			long holdOff = queue.holdOffNanos(owner);
-			if (holdOff == 0) {
-				holdOff = queue.inLineNanos();
-			}
+			long holdOff = acquisition.holdOffNanos(queue, true);
 			long messagesBefore = queue.messages();
 			if (holdOff == 0) {
 				first = attempts.next(true);
@@ -91,7 +79,7 @@ final class LockAcquirer {
 			return await(queue, attempts, first, holdOff, messagesBefore, interruptible, grants);
 		}
 		finally {
-			this.queues.exit(queue);
+			this.waiting.queues().exit(queue);
 		}
 	}
 
@@ -102,7 +90,8 @@ final class LockAcquirer {
 		// subscription); one that came meanwhile ends the wait here. A waiter for a pass
 		// joins too: the holder may free the lock in Redis instead, and say so there.
 		Acquisition acquisition = attempts.acquisition;
-		ReleaseSubscriptions.Membership membership = this.subscriptions.joinNow(acquisition.keys, acquisition.budget());
+		ReleaseSubscriptions.Membership membership = this.waiting.subscriptions()
+			.joinNow(acquisition.keys, acquisition.budget());
 		// counted as waiting once subscribed: from then on no release is missed
 		queue.startWaiting();
 		boolean interrupted = false;
@@ -120,7 +109,7 @@ final class LockAcquirer {
 					interrupted = true;
 				}
 				if (tryNow) {
-					holdOff = queue.holdOffNanos(acquisition.owner);
+					holdOff = acquisition.holdOffNanos(queue, false);
 					if (holdOff == 0) {
 						sleeper.messagesBefore = queue.messages();
 						result = attempts.next(true);
@@ -153,7 +142,7 @@ final class LockAcquirer {
 		}
 		finally {
 			queue.stopWaiting();
-			this.subscriptions.leave(membership);
+			this.waiting.subscriptions().leave(membership);
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
@@ -266,9 +255,9 @@ final class LockAcquirer {
 			// callers of this client waiting reserves tokens for passing the lock to them
 			Owner redisOwner = (hold != null) ? hold.redisOwner() : acquisition.owner;
 			try {
-				return LockAcquirer.this.commands.acquire(acquisition.keys, redisOwner, acquisition.lease,
-						(hold != null) ? hold.count() : 0, acquisition.tokens(this.queue), !acquisition.wait.isNone(),
-						acquisition.budget());
+				return LockAcquirer.this.waiting.commands()
+					.acquire(acquisition.keys, redisOwner, acquisition.lease, (hold != null) ? hold.count() : 0,
+							acquisition.tokens(this.queue), !acquisition.wait.isNone(), acquisition.budget());
 			}
 			catch (RedisLockException ex) {
 				if (mayRetry && acquisition.refusedForNow(ex)) {

@@ -479,9 +479,9 @@ final class RedisCalls {
 			if (unwrap(ex) instanceof RedisNoScriptException) {
 				CompletionStage<T> byText = redis.eval(script.getScriptAsString(), type, keys, args);
 				return byText.exceptionallyCompose(
-						(failure) -> CompletableFuture.failedFuture(namingDeniedCommand(script, failure)));
+						(failure) -> CompletableFuture.failedFuture(namingRefusedCommand(script, failure)));
 			}
-			return CompletableFuture.failedFuture(namingDeniedCommand(script, ex));
+			return CompletableFuture.failedFuture(namingRefusedCommand(script, ex));
 		});
 	}
 
@@ -521,7 +521,7 @@ final class RedisCalls {
 	// subcommand script: <sha>, on @user_script:<line>", and 6.2 one it does not know
 	// with "@user_script:<line>: ... Unknown Redis command called from Lua script". The
 	// script's line says which command, and what to do about it.
-	private static Throwable namingDeniedCommand(RedisScript<?> script, Throwable failure) {
+	private static Throwable namingRefusedCommand(RedisScript<?> script, Throwable failure) {
 		Throwable cause = unwrap(failure);
 		String message = (cause instanceof RedisCommandExecutionException) ? cause.getMessage() : null;
 		if (message == null) {

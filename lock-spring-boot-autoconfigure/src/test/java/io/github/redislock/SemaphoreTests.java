@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -154,6 +155,45 @@ class SemaphoreTests {
 			newcomer.get(10, TimeUnit.SECONDS).release();
 		}
 		assertThat(semaphore.availablePermits()).isEqualTo(1);
+	}
+
+	/**
+	 * Callers waiting in line behind a waiter of their client, interrupted (a thread) or
+	 * cancelled (a handle's future) before their turn: they leave the line and take
+	 * nothing; the waiter ahead still gets the freed permit, and nothing is left waiting.
+	 */
+	@Test
+	void aCallerInterruptedOrCancelledWhileInLineTakesNothing() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisLockClient client = this.clients.newClient();
+		RedisSemaphore semaphore = client.getSemaphore(name, 1);
+		Duration wait = Duration.ofSeconds(20);
+		LockHandle held = semaphore.acquire(Duration.ZERO, Duration.ofSeconds(30));
+		CompletableFuture<LockHandle> waiter = semaphore.acquireAsync(wait, null);
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		AtomicReference<Thread> thread = new AtomicReference<>();
+		CompletableFuture<Throwable> interrupted = CompletableFuture.supplyAsync(() -> {
+			thread.set(Thread.currentThread());
+			try {
+				semaphore.acquire(wait, null).release();
+				return null;
+			}
+			catch (LockNotAcquiredException ex) {
+				return ex;
+			}
+		}, TestThreads.perTask());
+		CompletableFuture<LockHandle> cancelled = semaphore.acquireAsync(wait, null);
+		// both asleep in line: counted among the waiters, neither asked Redis for it
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).waitingCount() == 3);
+		thread.get().interrupt();
+		assertThat(interrupted.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedException.class);
+		assertThat(cancelled.cancel(false)).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		held.release();
+		waiter.get(10, TimeUnit.SECONDS).release();
+		assertThat(semaphore.availablePermits()).isEqualTo(1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).waitingCount() == 0);
+		assertNoKeysOf(name);
 	}
 
 	@Test

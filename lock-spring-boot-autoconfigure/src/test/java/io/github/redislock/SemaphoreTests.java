@@ -196,6 +196,23 @@ class SemaphoreTests {
 		assertNoKeysOf(name);
 	}
 
+	/**
+	 * The semaphore's key goes with the last permit's end, not with the longest lease it
+	 * ever granted: here a 2-minute permit is released while a 2-second one is left to
+	 * run out, and nobody acquires again (an acquisition would drop an ended member).
+	 * Found by SemaphoreLeakTests in CI: a key stayed, with one ended member, for 2
+	 * minutes.
+	 */
+	@Test
+	void theKeyIsGoneWithTheLastPermitsEndWhateverLeasesCameBefore() {
+		String name = LockTestClients.uniqueName();
+		RedisSemaphore semaphore = this.clients.newClient().getSemaphore(name, 2);
+		LockHandle longer = semaphore.acquire(Duration.ZERO, Duration.ofMinutes(2));
+		semaphore.acquire(Duration.ZERO, Duration.ofSeconds(2));
+		longer.release();
+		assertNoKeysOf(name);
+	}
+
 	@Test
 	void reactivePipelinesAndBlockingHoldersShareTheLimit() {
 		String name = LockTestClients.uniqueName();

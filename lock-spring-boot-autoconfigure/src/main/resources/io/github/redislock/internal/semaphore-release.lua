@@ -31,9 +31,15 @@ if keep > 0 then
   -- kept for nobody, under a name no owner has, until it expires; a waiter sleeps until the earliest lease
   -- end (see semaphore-acquire.lua), so no message is needed
   redis.call('zadd', KEYS[1], now + keep, 'kept:' .. ARGV[1])
-  if redis.call('pttl', KEYS[1]) < keep then
-    redis.call('pexpire', KEYS[1], keep)
-  end
+end
+-- the key lives until the latest end of those left, so that it is gone with them even if nobody acquires
+-- again (an acquisition drops the ended ones): the released permit's end may have been the latest, and a
+-- kept one may end later than any (an empty set is gone with its last member)
+local last = redis.call('zrange', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] and (keep > 0 or tonumber(last[2]) < tonumber(score)) then
+  redis.call('pexpire', KEYS[1], math.max(1, tonumber(last[2]) - now))
+end
+if keep > 0 then
   return 0
 end
 -- one permit is free: the waiter asleep longest of each client asks again (an empty set is gone with its

@@ -85,6 +85,15 @@ final class JobPeriods {
 			.orElse(null);
 	}
 
+	/** The firings that ran, by the period they belong to. */
+	Map<Long, List<Firing>> runsByPeriod(Collection<Firing> runs) {
+		Map<Long, List<Firing>> byPeriod = new TreeMap<>();
+		for (Firing run : runs) {
+			byPeriod.computeIfAbsent(periodOf(run.app(), run.index()), (period) -> new ArrayList<>()).add(run);
+		}
+		return byPeriod;
+	}
+
 	/**
 	 * How many runs each period had, for the periods in which both applications fired,
 	 * less the last of them (an application stopping within), from the first that starts

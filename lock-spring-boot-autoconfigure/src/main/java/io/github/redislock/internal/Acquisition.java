@@ -126,7 +126,7 @@ final class Acquisition {
 	 * {@link #refusedThroughout()}.
 	 */
 	boolean refusedForNow(RedisLockException ex) {
-		if (!RedisCalls.isTransientRefusal(ex)) {
+		if (!RedisFailures.isTransientRefusal(ex)) {
 			return false;
 		}
 		this.refusal = ex;

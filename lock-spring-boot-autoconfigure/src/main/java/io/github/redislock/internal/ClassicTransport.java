@@ -62,7 +62,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 			Supplier<List<String>> subscribedChannels, Events events) {
 		this.connectionFactory = connectionFactory;
 		this.calls = calls;
-		this.clientChannel = RedisCalls.bytes(clientChannel);
+		this.clientChannel = ScriptCalls.bytes(clientChannel);
 		this.opener = opener;
 		this.subscribedChannels = subscribedChannels;
 		this.events = events;
@@ -72,7 +72,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 	public CompletableFuture<Void> subscribe(String what, String channel, long deadline, Runnable sending) {
 		return pubSubCommands(what, deadline).thenCompose((pubSub) -> {
 			sending.run();
-			return this.calls.within(what, pubSub.subscribe(RedisCalls.bytes(channel)), deadline);
+			return this.calls.within(what, pubSub.subscribe(ScriptCalls.bytes(channel)), deadline);
 		});
 	}
 
@@ -83,7 +83,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 			return;
 		}
 		try {
-			this.calls.await("unsubscribe from '" + channel + "'", pubSub.unsubscribe(RedisCalls.bytes(channel)),
+			this.calls.await("unsubscribe from '" + channel + "'", pubSub.unsubscribe(ScriptCalls.bytes(channel)),
 					this.calls.deadline(RedisCalls.NO_LIMIT));
 		}
 		catch (LockOutcomeUnknownException ex) {
@@ -202,7 +202,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 	// come as re-subscriptions, which wake their waiters (a release may have been missed
 	// while the old connection was down).
 	private void subscribeAgain(RedisPubSubAsyncCommands<byte[], byte[]> pubSub) {
-		byte[][] subscribed = this.subscribedChannels.get().stream().map(RedisCalls::bytes).toArray(byte[][]::new);
+		byte[][] subscribed = this.subscribedChannels.get().stream().map(ScriptCalls::bytes).toArray(byte[][]::new);
 		if (subscribed.length > 0) {
 			pubSub.subscribe(subscribed);
 		}

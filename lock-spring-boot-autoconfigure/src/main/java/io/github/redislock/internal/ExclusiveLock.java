@@ -37,7 +37,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	@SuppressWarnings("rawtypes")
 	static final RedisScript<List> RENEW = LockScripts.load("renew.lua", List.class);
 
-	private static final byte[] YIELDED_BY = RedisCalls.bytes("yielded-by");
+	private static final byte[] YIELDED_BY = ScriptCalls.bytes("yielded-by");
 
 	private ExclusiveLock() {
 	}
@@ -61,18 +61,18 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
-					owner.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(tokens), flag(waits))
+					owner.argument(), ScriptCalls.number(holdsBefore), ScriptCalls.number(tokens), flag(waits))
 			.thenApply((reply) -> LockReply.acquired(reply, tokens));
 	}
 
 	@Override
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
-					RedisCalls.number(tokens), publish.argument(), lease.argument(), RedisCalls.number(yieldMillis),
+					ScriptCalls.number(tokens), publish.argument(), lease.argument(), ScriptCalls.number(yieldMillis),
 					flag(giveUp), keys.channelBytes())
 			.thenApply((reply) -> {
 				long value = (reply != null) ? reply : -1;
@@ -87,11 +87,11 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
 			PublishMode publish) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
-					publish.argument(), RedisCalls.number(holdsBefore), RedisCalls.number(keep.millis()),
-					RedisCalls.number(yieldMillis), flag(othersOnly), keys.channelBytes(),
-					RedisCalls.number(keep.untilMicros()))
+					publish.argument(), ScriptCalls.number(holdsBefore), ScriptCalls.number(keep.millis()),
+					ScriptCalls.number(yieldMillis), flag(othersOnly), keys.channelBytes(),
+					ScriptCalls.number(keep.untilMicros()))
 			.thenApply(LockReply::released);
 	}
 
@@ -100,14 +100,14 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			PublishMode publish) {
-		return RedisCalls.<Long>script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.lockKeyBytes(),
+		return ScriptCalls.<Long>script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.lockKeyBytes(),
 				owner.argument());
 	}
 
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
 					Long.toString(leaseMillis))
 			.thenApply(LockReply::yes);
@@ -122,7 +122,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	// taken, unless its client gave it up for other clients (see pass.lua)
 	@Override
 	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
-		byte[] key = RedisCalls.bytes(keys.lockKey());
+		byte[] key = ScriptCalls.bytes(keys.lockKey());
 		CompletableFuture<Long> exists = redis.exists(key).toCompletableFuture();
 		CompletableFuture<Boolean> yielded = redis.hexists(key, YIELDED_BY).toCompletableFuture();
 		return exists.thenCombine(yielded, (e, y) -> e != null && e > 0 && !Boolean.TRUE.equals(y));
@@ -134,7 +134,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	}
 
 	private static byte[] flag(boolean value) {
-		return RedisCalls.number(value ? 1 : 0);
+		return ScriptCalls.number(value ? 1 : 0);
 	}
 
 }

@@ -94,7 +94,7 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
 					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0", Long.toString(ALIVE_MILLIS),
 					Long.toString(RECHECK_MILLIS), Long.toString(HELD_SLEEP_MILLIS))
@@ -105,7 +105,7 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
 			PublishMode publish) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER,
 					List.of(keys.lockKey(), queueKey(keys.lockKey()), keys.channel()), 1, owner.id(), publish.flag(),
 					Integer.toString(holdsBefore), Long.toString(keep.millis()), Long.toString(keep.untilMicros()))
@@ -127,14 +127,14 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 
 	@Override
 	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
-		return redis.exists(RedisCalls.bytes(keys.lockKey())).thenApply((exists) -> exists != null && exists > 0);
+		return redis.exists(ScriptCalls.bytes(keys.lockKey())).thenApply((exists) -> exists != null && exists > 0);
 	}
 
 	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			PublishMode publish) {
-		return RedisCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, queueKeys(keys), owner.id(), publish.flag(),
-				keys.channel());
+		return ScriptCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, queueKeys(keys), owner.id(),
+				publish.flag(), keys.channel());
 	}
 
 	@Override
@@ -154,12 +154,12 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 		String[] args = new String[owners.size() + 3];
 		args[0] = Long.toString(ALIVE_MILLIS);
 		args[1] = publish.flag();
-		// the channel is an argument, never a key (see RedisCalls#publishing)
+		// the channel is an argument, never a key (see ScriptCalls#publishing)
 		args[2] = keys.channel();
 		for (int i = 0; i < owners.size(); i++) {
 			args[i + 3] = owners.get(i);
 		}
-		return RedisCalls.script(redis, HEARTBEAT, ScriptOutputType.MULTI, queueKeys(keys), args);
+		return ScriptCalls.script(redis, HEARTBEAT, ScriptOutputType.MULTI, queueKeys(keys), args);
 	}
 
 	// the hash, the queue and the heartbeats (the channel that names the next waiter is

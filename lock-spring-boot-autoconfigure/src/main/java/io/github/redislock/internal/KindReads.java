@@ -43,11 +43,11 @@ final class KindReads {
 	 */
 	static CompletionStage<Replies> read(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			@Nullable String waiters) {
-		byte[] key = RedisCalls.bytes(keys.lockKey());
+		byte[] key = ScriptCalls.bytes(keys.lockKey());
 		CompletableFuture<Map<byte[], byte[]>> hash = redis.hgetall(key).toCompletableFuture();
 		CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
-		CompletableFuture<Long> count = (waiters != null) ? redis.zcard(RedisCalls.bytes(waiters)).toCompletableFuture()
-				: CompletableFuture.completedFuture(0L);
+		CompletableFuture<Long> count = (waiters != null)
+				? redis.zcard(ScriptCalls.bytes(waiters)).toCompletableFuture() : CompletableFuture.completedFuture(0L);
 		return CompletableFuture.allOf(hash, ttl, count)
 			.thenApply((done) -> new Replies(fields(hash.join()), number(ttl.join(), NO_KEY), number(count.join(), 0)));
 	}

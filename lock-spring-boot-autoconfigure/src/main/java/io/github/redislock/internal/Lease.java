@@ -24,7 +24,7 @@ final class Lease {
 		}
 		this.millis = millis;
 		this.watchdog = watchdog;
-		this.argument = RedisCalls.number(millis);
+		this.argument = ScriptCalls.number(millis);
 	}
 
 	/** The lease in milliseconds, at least 1. */

@@ -121,8 +121,8 @@ final class LockCommands {
 			if (failure == null && acknowledgement.isEnough(acknowledged)) {
 				return CompletableFuture.completedFuture(reply);
 			}
-			RedisCalls.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
-					: new RedisCalls.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
+			RedisFailures.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
+					: new RedisFailures.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
 			return announcing((mode) -> keys.kind().release(redis, keys, owner, 1, KeepForNobody.NONE, 0, false, mode))
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
@@ -282,7 +282,7 @@ final class LockCommands {
 			kind.addRenewKeys(hold.keys(), keys);
 			args[i + 1] = kind.field(hold.redisOwner());
 		}
-		return RedisCalls.script(redis, holds.get(0).keys().kind().renewal(), ScriptOutputType.MULTI, keys, args);
+		return ScriptCalls.script(redis, holds.get(0).keys().kind().renewal(), ScriptOutputType.MULTI, keys, args);
 	}
 
 	static String describe(String operation, LockKeys keys) {

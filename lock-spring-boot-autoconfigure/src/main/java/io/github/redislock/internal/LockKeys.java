@@ -55,10 +55,10 @@ final class LockKeys {
 		this.scriptKeys = scriptKeys;
 		this.scriptKeyBytes = new byte[scriptKeys.size()][];
 		for (int i = 0; i < this.scriptKeyBytes.length; i++) {
-			this.scriptKeyBytes[i] = RedisCalls.bytes(scriptKeys.get(i));
+			this.scriptKeyBytes[i] = ScriptCalls.bytes(scriptKeys.get(i));
 		}
-		this.lockKeyBytes = new byte[][] { RedisCalls.bytes(lockKey) };
-		this.channelBytes = RedisCalls.bytes(channel);
+		this.lockKeyBytes = new byte[][] { ScriptCalls.bytes(lockKey) };
+		this.channelBytes = ScriptCalls.bytes(channel);
 	}
 
 	/**
@@ -145,7 +145,7 @@ final class LockKeys {
 
 	/**
 	 * {@link #channel()} encoded, the last argument of a script that announces a release
-	 * (a channel is an argument, never a key: see {@link RedisCalls#publishing}); not to
+	 * (a channel is an argument, never a key: see {@link ScriptCalls#publishing}); not to
 	 * be changed.
 	 */
 	byte[] channelBytes() {

@@ -86,8 +86,9 @@ interface LockKind {
 	 */
 	default CompletionStage<Long> holderLeaseMillis(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner) {
-		byte[] key = RedisCalls.bytes(keys.lockKey());
-		CompletableFuture<Boolean> held = redis.hexists(key, RedisCalls.bytes(keys.field(owner))).toCompletableFuture();
+		byte[] key = ScriptCalls.bytes(keys.lockKey());
+		CompletableFuture<Boolean> held = redis.hexists(key, ScriptCalls.bytes(keys.field(owner)))
+			.toCompletableFuture();
 		CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
 		return held.thenCombine(ttl,
 				(h, t) -> (Boolean.TRUE.equals(h) && t != null) ? t.longValue() : Long.valueOf(KindReads.NO_KEY));

@@ -65,7 +65,7 @@ final class LockReads {
 	 * goes to any node). One round trip.
 	 */
 	FencingCounter fencingCounter(String fenceKey) {
-		List<Object> reply = this.calls.call(() -> "read the fencing counter '" + fenceKey + "'", (redis) -> RedisCalls
+		List<Object> reply = this.calls.call(() -> "read the fencing counter '" + fenceKey + "'", (redis) -> ScriptCalls
 			.<List<Object>>script(redis, FENCE_READ, ScriptOutputType.MULTI, List.of(fenceKey)));
 		Object value = reply.get(0);
 		return new FencingCounter(fenceKey, (value != null) ? Long.valueOf(text(value)) : null,
@@ -75,7 +75,7 @@ final class LockReads {
 	/** This owner's hold count as Redis has it. */
 	int holdCount(LockKeys keys, Owner owner) {
 		byte[] count = this.calls.call(() -> LockCommands.describe("read", keys),
-				(redis) -> redis.hget(RedisCalls.bytes(keys.lockKey()), RedisCalls.bytes(keys.field(owner))));
+				(redis) -> redis.hget(ScriptCalls.bytes(keys.lockKey()), ScriptCalls.bytes(keys.field(owner))));
 		return (count != null) ? Integer.parseInt(text(count)) : 0;
 	}
 
@@ -91,7 +91,7 @@ final class LockReads {
 
 	long remainingLeaseMillis(LockKeys keys) {
 		Long ttl = this.calls.call(() -> LockCommands.describe("read", keys),
-				(redis) -> redis.pttl(RedisCalls.bytes(keys.lockKey())));
+				(redis) -> redis.pttl(ScriptCalls.bytes(keys.lockKey())));
 		return (ttl != null) ? ttl : NO_KEY;
 	}
 
@@ -102,7 +102,7 @@ final class LockReads {
 		}
 		return this.calls.call(() -> "read the leases of " + lockKeys.size() + " lock(s)", (redis) -> {
 			List<CompletableFuture<Long>> ttls = lockKeys.stream()
-				.map((key) -> redis.pttl(RedisCalls.bytes(key)).toCompletableFuture())
+				.map((key) -> redis.pttl(ScriptCalls.bytes(key)).toCompletableFuture())
 				.toList();
 			return CompletableFuture.allOf(ttls.toArray(CompletableFuture[]::new))
 				.thenApply((done) -> ttls.stream().map((ttl) -> (ttl.join() != null) ? ttl.join() : NO_KEY).toList());

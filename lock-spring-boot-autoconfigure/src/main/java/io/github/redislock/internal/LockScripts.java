@@ -34,12 +34,12 @@ final class LockScripts {
 	 * @param keysAndChannels the lock key, other keys of its holders, then the channels
 	 * its waiters wait on
 	 * @param channels how many of them are channels (passed as arguments, see
-	 * {@link RedisCalls#publishing})
+	 * {@link ScriptCalls#publishing})
 	 * @return whether it was taken
 	 */
 	static CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis,
 			List<String> keysAndChannels, int channels, PublishMode publish) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>publishing(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, keysAndChannels, channels,
 					Integer.toString(keysAndChannels.size() - channels - 1), publish.flag())
 			.thenApply(LockReply::yes);

@@ -27,7 +27,7 @@ final class Owner {
 
 	private Owner(String id, Thread thread, boolean handle) {
 		this.id = id;
-		this.argument = RedisCalls.bytes(id);
+		this.argument = ScriptCalls.bytes(id);
 		this.thread = thread;
 		this.handle = handle;
 	}

@@ -17,7 +17,7 @@ enum PublishMode {
 
 	/** The scripts' flag: 1 for {@code SPUBLISH}, 0 for {@code PUBLISH}. */
 	byte[] argument() {
-		return RedisCalls.number((this == SHARDED) ? 1 : 0);
+		return ScriptCalls.number((this == SHARDED) ? 1 : 0);
 	}
 
 	/** {@link #argument()} as text, for the scripts called with string arguments. */

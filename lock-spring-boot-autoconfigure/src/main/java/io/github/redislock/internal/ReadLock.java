@@ -31,7 +31,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> RENEW = LockScripts.load("read-renew.lua", List.class);
 
-	private static final byte[] READERS = RedisCalls.bytes("rn");
+	private static final byte[] READERS = ScriptCalls.bytes("rn");
 
 	ReadLock() {
 	}
@@ -81,7 +81,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
 					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0")
 			.thenApply(ReadWriteLocks::acquired);
@@ -91,7 +91,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
 			PublishMode publish) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER,
 					List.of(keys.lockKey(), ReadWriteLocks.readersKey(keys.lockKey()),
 							ReadWriteLocks.writersChannel(keys.lockKey())),
@@ -102,7 +102,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Long.toString(leaseMillis))
 			.thenApply(LockReply::yes);
@@ -110,7 +110,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 
 	@Override
 	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
-		return redis.hexists(RedisCalls.bytes(keys.lockKey()), READERS).thenApply(Boolean.TRUE::equals);
+		return redis.hexists(ScriptCalls.bytes(keys.lockKey()), READERS).thenApply(Boolean.TRUE::equals);
 	}
 
 }

@@ -46,10 +46,10 @@ public record ReplicaAcknowledgement(int replicas, long timeoutMillis) {
 	}
 
 	/** Why an acquisition too few replicas acknowledged was refused. */
-	RedisCalls.Refused refusal(@Nullable Long acknowledged) {
+	RedisFailures.Refused refusal(@Nullable Long acknowledged) {
 		long count = (acknowledged != null) ? acknowledged : 0;
-		return new RedisCalls.Refused(count + " of " + this.replicas + " replicas acknowledged the acquisition within "
-				+ Durations.formatMillis(this.timeoutMillis)
+		return new RedisFailures.Refused(count + " of " + this.replicas
+				+ " replicas acknowledged the acquisition within " + Durations.formatMillis(this.timeoutMillis)
 				+ ", so a failover could lose it; it was released again (see redis-lock.replica-acknowledgement)",
 				null);
 	}

@@ -68,7 +68,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 
 	private SemaphoreLock(int permits) {
 		this.permits = permits;
-		this.permitsArgument = RedisCalls.number(permits);
+		this.permitsArgument = ScriptCalls.number(permits);
 	}
 
 	/**
@@ -107,9 +107,9 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, ACQUIRE, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
-					owner.argument(), this.permitsArgument, RedisCalls.number(tokens))
+					owner.argument(), this.permitsArgument, ScriptCalls.number(tokens))
 			.thenApply((reply) -> LockReply.acquired(reply, tokens));
 	}
 
@@ -117,17 +117,17 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
 			PublishMode publish) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
-					publish.argument(), RedisCalls.number(keep.millis()), keys.channelBytes(),
-					RedisCalls.number(keep.untilMicros()))
+					publish.argument(), ScriptCalls.number(keep.millis()), keys.channelBytes(),
+					ScriptCalls.number(keep.untilMicros()))
 			.thenApply(LockReply::released);
 	}
 
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
 					Long.toString(leaseMillis))
 			.thenApply(LockReply::yes);
@@ -147,7 +147,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 	@Override
 	public CompletionStage<Long> holderLeaseMillis(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner) {
-		return RedisCalls.<Long>script(redis, READ, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument())
+		return ScriptCalls.<Long>script(redis, READ, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument())
 			.thenApply((left) -> (left != null) ? left : KindReads.NO_KEY);
 	}
 
@@ -179,7 +179,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 	/** The live holders, kept permits included, with what is left of their leases. */
 	private static CompletionStage<Map<String, Long>> holders(RedisClusterAsyncCommands<byte[], byte[]> redis,
 			LockKeys keys) {
-		return RedisCalls
+		return ScriptCalls
 			.<@Nullable List<Object>>script(redis, READ, ScriptOutputType.MULTI, keys.lockKeyBytes(), EVERY_HOLDER)
 			.thenApply((reply) -> {
 				Map<String, Long> leases = new LinkedHashMap<>();

@@ -148,7 +148,7 @@ final class Settlements implements AutoCloseable {
 			logger.debug("Could not settle lock '" + settlement.keys.name() + "' yet: " + ex.getMessage());
 			// Redis answered "not now" (LOADING, say): it will be ready soon, try again
 			// as the acquirer does; no answer at all: back off
-			retryDelay = RedisCalls.isTransientRefusal(ex) ? REFUSED_RETRY_MILLIS : settlement.nextDelay();
+			retryDelay = RedisFailures.isTransientRefusal(ex) ? REFUSED_RETRY_MILLIS : settlement.nextDelay();
 		}
 		finally {
 			settlement.finish();

@@ -51,12 +51,12 @@ final class ShardedPubSubProbe {
 				continue;
 			}
 			// routed by the channel's slot to this master
-			byte[] channel = RedisCalls.bytes(keyPrefix + "probe:{" + SlotTags.tagFor(node.getSlots().get(0)) + "}");
+			byte[] channel = ScriptCalls.bytes(keyPrefix + "probe:{" + SlotTags.tagFor(node.getSlots().get(0)) + "}");
 			String address = node.getUri().getHost() + ":" + node.getUri().getPort();
 			refusals.add(redis.spublish(channel, EMPTY)
 				.toCompletableFuture()
 				.handle((answer, failure) -> (failure == null) ? null
-						: address + " answered \"" + RedisCalls.unwrap(failure).getMessage() + "\""));
+						: address + " answered \"" + RedisFailures.unwrap(failure).getMessage() + "\""));
 		}
 		return CompletableFuture.allOf(refusals.toArray(CompletableFuture[]::new)).thenApply((done) -> {
 			List<String> refused = refusals.stream().map(CompletableFuture::join).filter((r) -> r != null).toList();

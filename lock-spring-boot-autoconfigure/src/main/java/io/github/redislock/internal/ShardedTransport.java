@@ -136,7 +136,7 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 						if (failure == null) {
 							return CompletableFuture.<Void>completedFuture(null);
 						}
-						if (RedisCalls.unwrap(failure) instanceof TimeoutException) {
+						if (RedisFailures.unwrap(failure) instanceof TimeoutException) {
 							replace(connection);
 							return subscribe(what, channel, deadline, () -> {
 							});
@@ -289,7 +289,7 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 		// back; unanswered, the connection is replaced (see subscribe)
 		wanted.resubscribing = sent.orTimeout(UNHEARD_MILLIS, TimeUnit.MILLISECONDS)
 			.whenComplete((confirmed, failure) -> {
-				if (failure != null && RedisCalls.unwrap(failure) instanceof TimeoutException) {
+				if (failure != null && RedisFailures.unwrap(failure) instanceof TimeoutException) {
 					replace(connection);
 				}
 			});
@@ -336,7 +336,7 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 
 		private Wanted(String name) {
 			this.name = name;
-			this.bytes = RedisCalls.bytes(name);
+			this.bytes = ScriptCalls.bytes(name);
 		}
 
 	}

@@ -54,7 +54,7 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> RENEW = LockScripts.load("write-renew.lua", List.class);
 
-	private static final byte[] WRITER = RedisCalls.bytes("writer");
+	private static final byte[] WRITER = ScriptCalls.bytes("writer");
 
 	WriteLock() {
 	}
@@ -94,7 +94,7 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	@Override
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
 					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0", Long.toString(WAITING_MARK_MILLIS),
 					Long.toString(WAITING_RECHECK_MILLIS))
@@ -105,7 +105,7 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
 			PublishMode publish) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderAndChannelKeys(keys), 2,
 					owner.id(), Integer.toString(holdsBefore), publish.flag(), Long.toString(READ_TURN_MILLIS))
 			.thenApply(LockReply::released);
@@ -114,7 +114,7 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis) {
-		return RedisCalls
+		return ScriptCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), field(owner),
 					Long.toString(leaseMillis))
 			.thenApply(LockReply::yes);
@@ -123,14 +123,14 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			PublishMode publish) {
-		return RedisCalls.publishing(redis, WITHDRAW, ScriptOutputType.INTEGER,
+		return ScriptCalls.publishing(redis, WITHDRAW, ScriptOutputType.INTEGER,
 				List.of(ReadWriteLocks.writersKey(keys.lockKey()), ReadWriteLocks.readersChannel(keys.lockKey())), 1,
 				owner.id(), publish.flag());
 	}
 
 	@Override
 	public CompletionStage<Boolean> isLocked(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys) {
-		return redis.hexists(RedisCalls.bytes(keys.lockKey()), WRITER).thenApply(Boolean.TRUE::equals);
+		return redis.hexists(ScriptCalls.bytes(keys.lockKey()), WRITER).thenApply(Boolean.TRUE::equals);
 	}
 
 }

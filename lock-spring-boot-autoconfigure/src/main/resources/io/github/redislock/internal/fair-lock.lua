@@ -14,7 +14,7 @@
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
 if redis.replicate_commands then
-  -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
+  -- Redis before 5 replicates scripts verbatim unless told: TIME would forbid the writes
   redis.replicate_commands()
 end
 local time = redis.call('time')

@@ -14,7 +14,7 @@
 -- A reader's token is the slot's clock when the read phase began: every write granted before the
 -- read has a token at most that, every write granted after it a greater one.
 if redis.replicate_commands then
-  -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
+  -- Redis before 5 replicates scripts verbatim unless told: TIME would forbid the writes
   redis.replicate_commands()
 end
 local time = redis.call('time')

@@ -4,7 +4,7 @@
 -- ARGV[1] the lease in milliseconds; ARGV[i + 1] the i-th hold's field in the hash, "r:<owner>"
 -- Returns the 1-based positions of the holds no longer held (their renewal stops).
 if redis.replicate_commands then
-  -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
+  -- Redis before 5 replicates scripts verbatim unless told: TIME would forbid the writes
   redis.replicate_commands()
 end
 local lease = tonumber(ARGV[1])

@@ -10,7 +10,7 @@
 -- how long to wait at most before asking again (ms; < 0): until the earliest lease end, when a permit comes
 -- back without a release message if its holder died.
 if redis.replicate_commands then
-  -- Redis before 7 replicates scripts verbatim unless told: TIME would forbid the writes
+  -- Redis before 5 replicates scripts verbatim unless told: TIME would forbid the writes
   redis.replicate_commands()
 end
 local time = redis.call('time')

@@ -8,7 +8,7 @@
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when this owner no longer writes, -1 when it held no write hold here.
 if redis.replicate_commands then
-  -- Redis before 7 replicates scripts verbatim unless told: TIME (below) would forbid the writes
+  -- Redis before 5 replicates scripts verbatim unless told: TIME (below) would forbid the writes
   redis.replicate_commands()
 end
 local field = 'w:' .. ARGV[1]

@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Locks on a three-master Redis Cluster: every script touches one slot (no CROSSSLOT),
- * names spread over all nodes, waiting wakes across nodes, renewal batches per slot,
- * tokens increase.
+ * Locks and semaphores on a three-master Redis Cluster: every script touches one slot (no
+ * CROSSSLOT), names spread over all nodes, waiting wakes across nodes, renewal batches
+ * per slot, tokens increase.
  */
 class RedisClusterTests {
 
@@ -161,6 +161,75 @@ class RedisClusterTests {
 		assertThat(writer.get(20, TimeUnit.SECONDS)).isTrue();
 		assertThat(fairWaiter.get(20, TimeUnit.SECONDS)).isTrue();
 		assertThat(LockTestClients.inspector(client).watchdogCount()).isZero();
+	}
+
+	/**
+	 * A semaphore's scripts touch its sorted set and its slot's fencing counter, one
+	 * slot; its permits are renewed by the watchdog beside other kinds' holds of the same
+	 * slot batch, and a permit freed on one node wakes a waiter of another client.
+	 */
+	@Test
+	void semaphoresInManySlotsAreRenewedKeepTheirLimitAndWakeWaitersAcrossNodes() throws Exception {
+		RedisLockClient client = this.clients.newClient(LockTestClients.TEST_WATCHDOG_TIMEOUT);
+		RedisLockClient other = this.clients.newClient(Duration.ofSeconds(30));
+		List<RedisSemaphore> semaphores = new ArrayList<>();
+		List<LockHandle> permits = new ArrayList<>();
+		Set<Integer> slots = new HashSet<>();
+		for (int i = 0; i < 30; i++) {
+			String name = LockTestClients.uniqueName();
+			slots.add(ClusterSlotHashUtil.calculateSlot("lock:{" + name + "}:sem"));
+			RedisSemaphore semaphore = client.getSemaphore(name, 2);
+			semaphores.add(semaphore);
+			permits.add(semaphore.acquire(Duration.ZERO, null));
+			permits.add(semaphore.acquire(Duration.ZERO, null));
+			// an exclusive lock in some of the same slots' renewal batches
+			if (i % 3 == 0) {
+				client.getLock(name).lock();
+			}
+		}
+		assertThat(slots).anyMatch((slot) -> slot < 5461)
+			.anyMatch((slot) -> slot >= 5461 && slot < 10923)
+			.anyMatch((slot) -> slot >= 10923);
+		await().pollInSameThread()
+			.during(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(3))
+			.atMost(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(5))
+			.until(() -> permits.stream().allMatch(LockHandle::isHeld));
+		assertThat(semaphores).allSatisfy((semaphore) -> {
+			assertThat(semaphore.availablePermits()).as(semaphore.getName()).isZero();
+			assertThat(other.getSemaphore(semaphore.getName(), 2).tryAcquire(Duration.ZERO, null)).isEmpty();
+		});
+		permits.forEach(LockHandle::release);
+		assertThat(semaphores).allSatisfy((semaphore) -> assertThat(semaphore.availablePermits()).isEqualTo(2));
+		// Held again with 60 s leases, by a third client, and a waiter of another client
+		// on each, on every node: a waiter that missed the release message would sleep
+		// until the earliest lease end, long after the 10 s each is given here.
+		RedisLockClient holder = this.clients.newClient(Duration.ofSeconds(30));
+		List<LockHandle> held = new ArrayList<>();
+		for (RedisSemaphore semaphore : semaphores) {
+			held.add(holder.getSemaphore(semaphore.getName(), 2).acquire(Duration.ZERO, Duration.ofSeconds(60)));
+			held.add(holder.getSemaphore(semaphore.getName(), 2).acquire(Duration.ZERO, Duration.ofSeconds(60)));
+		}
+		List<CompletableFuture<LockHandle>> waiters = new ArrayList<>();
+		for (RedisSemaphore semaphore : semaphores) {
+			waiters.add(other.getSemaphore(semaphore.getName(), 2).acquireAsync(Duration.ofSeconds(30), null));
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> LockTestClients.inspector(other).waitingCount() == semaphores.size());
+		for (int i = 0; i < semaphores.size(); i++) {
+			long before = held.get(2 * i + 1).fencingToken();
+			held.get(2 * i).release();
+			LockHandle granted = waiters.get(i).get(10, TimeUnit.SECONDS);
+			assertThat(granted.fencingToken()).isGreaterThan(before);
+			assertThat(semaphores.get(i).availablePermits()).isZero();
+			granted.release();
+			held.get(2 * i + 1).release();
+			assertThat(semaphores.get(i).availablePermits()).isEqualTo(2);
+		}
+		for (int i = 0; i < semaphores.size(); i += 3) {
+			client.getLock(semaphores.get(i).getName()).unlock();
+		}
+		assertThat(LockTestClients.inspector(client).watchdogCount()).isZero();
+		assertThat(LockTestClients.inspector(other).waitingCount()).isZero();
 	}
 
 	@Test

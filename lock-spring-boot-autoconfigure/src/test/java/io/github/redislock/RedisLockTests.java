@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.redislock.internal.LockNames;
 import io.github.redislock.testsupport.RedisServerExtension;
@@ -578,6 +580,34 @@ class RedisLockTests {
 		assertThatThrownBy(() -> closed.getLock("after-close").lock()).isInstanceOf(IllegalStateException.class)
 			.hasMessage("The lock client is closed; cannot acquire lock 'after-close'");
 		assertThat(this.client.getLock("after-close").isLocked()).isFalse();
+	}
+
+	/**
+	 * A client closed while its first waiter's pub/sub connection is being opened: the
+	 * close fails the opening while the opener thread, stopped by the close, fails it
+	 * too, and both run the waiter's continuations. Once, in CI, the close held the
+	 * pub/sub transport's monitor while a continuation waited for a channel's, and the
+	 * opener held that channel's while it waited for the transport's: the close never
+	 * returned. Closed at a range of moments after the waiter started, every close ends
+	 * and every waiter is told.
+	 */
+	@Test
+	void closingAClientWhileItsFirstWaiterSubscribesEndsAndTellsTheWaiter() throws Exception {
+		RedisLock held = this.client.getLock(LockTestClients.uniqueName());
+		held.lock();
+		for (int round = 0; round < 60; round++) {
+			// not closed again after the test: a close that never ended would hang it
+			RedisLockClient closing = RedisLockClient.builder(this.clients.newTemplate()).build();
+			CompletableFuture<LockHandle> waiter = closing.acquireAsync(held.getName(), Duration.ofSeconds(30), null);
+			LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100L * (round % 20)));
+			CompletableFuture<Void> closed = CompletableFuture.runAsync(closing::close, TestThreads.perTask());
+			assertThat(closed).as("round %d: the close", round).succeedsWithin(Duration.ofSeconds(20));
+			// told, not left waiting: failsWithin would also pass on a timeout
+			assertThatThrownBy(() -> waiter.get(20, TimeUnit.SECONDS)).as("round %d: the waiter", round)
+				.isInstanceOf(ExecutionException.class)
+				.hasRootCauseMessage("The lock client is closed");
+		}
+		held.unlock();
 	}
 
 	@Test

@@ -1,7 +1,9 @@
 package io.github.redislock.internal;
 
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -32,6 +34,14 @@ final class AsyncAcquisitions {
 	// replies, wake-ups and timers of asynchronous acquisitions
 	private final AsyncThread asyncThread;
 
+	// The acquisitions not ended yet: the close stops the async thread, and with it the
+	// timers and wake-ups they wait for, so it fails them instead of leaving their
+	// callers'
+	// futures for ever incomplete.
+	private final Set<CompletableFuture<@Nullable Hold>> pending = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
+
 	AsyncAcquisitions(Waiting waiting, Settlements settlements, LockObservations observations, HoldLedger ledger,
 			WaiterWithdrawals withdrawals, LockReleases releases, AsyncThread asyncThread) {
 		this.waiting = waiting;
@@ -60,10 +70,15 @@ final class AsyncAcquisitions {
 				this.waiting, this.settlements, asyncExecutor, (continuations != null) ? continuations : asyncExecutor,
 				(grant) -> this.ledger.granted(keys, owner, grant, lease, start), this.releases::giveBack);
 		CompletableFuture<@Nullable Hold> result = acquisition.start();
+		this.pending.add(result);
+		if (this.closed) {
+			result.completeExceptionally(closedException());
+		}
 		// the caller's future completes after the observation ended, and a cancel of it
 		// withdraws the acquisition
 		CompletableFuture<@Nullable Hold> hold = new CompletableFuture<>();
 		result.whenComplete((acquired, failure) -> {
+			this.pending.remove(result);
 			if (failure != null || acquired == null) {
 				this.withdrawals.withdraw(keys, owner, wait);
 			}
@@ -85,6 +100,21 @@ final class AsyncAcquisitions {
 			}
 		});
 		return hold;
+	}
+
+	/**
+	 * Fails the acquisitions not ended yet, once the client's async thread has stopped: a
+	 * grant that comes after is given back, as for a cancel.
+	 */
+	void close() {
+		this.closed = true;
+		for (CompletableFuture<@Nullable Hold> result : this.pending) {
+			result.completeExceptionally(closedException());
+		}
+	}
+
+	private static IllegalStateException closedException() {
+		return new IllegalStateException("The lock client is closed");
 	}
 
 }

@@ -108,15 +108,24 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 		this.events.subscribed(new String(name, StandardCharsets.UTF_8));
 	}
 
+	// Completes and closes outside the monitor: failing the opening runs its callers'
+	// continuations, which take a channel's monitor (see ReleaseSubscriptions), and a
+	// thread that holds a channel's monitor while it unsubscribes waits for this one.
 	@Override
-	public synchronized void close() {
-		this.closed = true;
-		if (this.opening != null) {
-			this.opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
-		}
-		if (this.connection != null) {
-			closeQuietly(this.connection);
+	public void close() {
+		CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> opening;
+		RedisConnection connection;
+		synchronized (this) {
+			this.closed = true;
+			opening = this.opening;
+			connection = this.connection;
 			this.connection = null;
+		}
+		if (opening != null) {
+			opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
+		}
+		if (connection != null) {
+			closeQuietly(connection);
 		}
 	}
 
@@ -176,16 +185,20 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 			}
 			connection = this.connectionFactory.getConnection();
 			connection.subscribe(this, this.clientChannel);
+			RedisPubSubAsyncCommands<byte[], byte[]> pubSub = null;
 			synchronized (this) {
 				if (!this.closed) {
 					this.connection = connection;
-					RedisPubSubAsyncCommands<byte[], byte[]> pubSub = nativePubSub(connection);
+					pubSub = nativePubSub(connection);
 					// none on the first connection; on a later one, all those of the
 					// connections before
 					subscribeAgain(pubSub);
-					opening.complete(pubSub);
-					return;
 				}
+			}
+			if (pubSub != null) {
+				// outside the monitor, as in close()
+				opening.complete(pubSub);
+				return;
 			}
 			closeQuietly(connection);
 			opening.completeExceptionally(new IllegalStateException("The lock client is closed"));

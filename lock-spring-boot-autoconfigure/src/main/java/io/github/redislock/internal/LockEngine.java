@@ -243,6 +243,7 @@ final class LockEngine implements AutoCloseable {
 	public void close() {
 		this.closed = true;
 		this.asyncThread.close();
+		this.asyncAcquisitions.close();
 		this.settlements.close();
 		this.watchdog.close();
 		this.subscriptions.close();

@@ -295,11 +295,16 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 			});
 	}
 
+	// Cancels outside the monitor: cancelling the connection runs its callers'
+	// continuations, which take a channel's monitor (see ClassicTransport#close).
 	@Override
-	public synchronized void close() {
-		this.closed = true;
+	public void close() {
+		CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection;
+		synchronized (this) {
+			this.closed = true;
+			connection = this.connection;
+		}
 		this.connectionEvents.dispose();
-		CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = this.connection;
 		if (connection != null) {
 			connection.thenAccept(StatefulRedisClusterPubSubConnection::closeAsync);
 			connection.cancel(false);

@@ -283,7 +283,9 @@ public interface RedisLockClient extends AutoCloseable {
 
 	/**
 	 * Stops lease renewal and closes the client's connections. Locks still held expire
-	 * with their leases.
+	 * with their leases. Asynchronous acquisitions still waiting fail with an
+	 * {@link IllegalStateException} saying the client is closed, and later acquisitions
+	 * are refused the same way.
 	 */
 	@Override
 	void close();

@@ -259,6 +259,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private void sleep(long nanos) {
 		WaitQueue queue;
+		boolean clientClosed = false;
 		synchronized (this) {
 			queue = this.queue;
 			if (queue == null || this.result.isDone()) {
@@ -269,9 +270,13 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 				this.timer = this.executor.schedule(this::timeUp, Math.max(0, nanos), TimeUnit.NANOSECONDS);
 			}
 			catch (RejectedExecutionException closed) {
-				this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
-				return;
+				clientClosed = true;
 			}
+		}
+		if (clientClosed) {
+			// outside the monitor: failing the result runs the caller's continuations
+			this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			return;
 		}
 		queue.sleep(this, this.messagesBefore);
 	}

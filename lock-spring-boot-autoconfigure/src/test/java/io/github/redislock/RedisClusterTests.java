@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -86,10 +87,7 @@ class RedisClusterTests {
 			lock.lock();
 			locks.add(lock);
 		}
-		await().pollInSameThread()
-			.during(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(3))
-			.atMost(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(5))
-			.until(() -> locks.stream().allMatch(RedisLock::isHeldByCurrentThread));
+		staysTrueForThreeWatchdogTimeouts(() -> locks.stream().allMatch(RedisLock::isHeldByCurrentThread));
 		long previous = 0;
 		RedisLock reused = locks.get(0);
 		for (RedisLock lock : locks) {
@@ -126,10 +124,7 @@ class RedisClusterTests {
 			.anyMatch((slot) -> slot >= 10923);
 		// renewed past three watchdog timeouts, read holds (two keys each) beside the
 		// rest
-		await().pollInSameThread()
-			.during(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(3))
-			.atMost(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(5))
-			.until(() -> held.stream().allMatch((lock) -> lock.getHoldCount() == 1));
+		staysTrueForThreeWatchdogTimeouts(() -> held.stream().allMatch((lock) -> lock.getHoldCount() == 1));
 		RedisLock read = held.get(0);
 		RedisLockClient other = this.clients.newClient(Duration.ofSeconds(30));
 		CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
@@ -190,10 +185,7 @@ class RedisClusterTests {
 		assertThat(slots).anyMatch((slot) -> slot < 5461)
 			.anyMatch((slot) -> slot >= 5461 && slot < 10923)
 			.anyMatch((slot) -> slot >= 10923);
-		await().pollInSameThread()
-			.during(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(3))
-			.atMost(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(5))
-			.until(() -> permits.stream().allMatch(LockHandle::isHeld));
+		staysTrueForThreeWatchdogTimeouts(() -> permits.stream().allMatch(LockHandle::isHeld));
 		assertThat(semaphores).allSatisfy((semaphore) -> {
 			assertThat(semaphore.availablePermits()).as(semaphore.getName()).isZero();
 			assertThat(other.getSemaphore(semaphore.getName(), 2).tryAcquire(Duration.ZERO, null)).isEmpty();
@@ -252,6 +244,14 @@ class RedisClusterTests {
 		}
 		StringRedisTemplate redis = this.clients.newTemplate();
 		assertThat(redis.opsForValue().get(counter)).isEqualTo(Integer.toString(total));
+	}
+
+	// held past three watchdog timeouts: renewed, not merely within the first lease
+	private static void staysTrueForThreeWatchdogTimeouts(Callable<Boolean> held) {
+		await().pollInSameThread()
+			.during(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(3))
+			.atMost(LockTestClients.TEST_WATCHDOG_TIMEOUT.multipliedBy(5))
+			.until(held);
 	}
 
 }

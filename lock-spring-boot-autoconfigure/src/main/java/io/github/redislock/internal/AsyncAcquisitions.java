@@ -103,8 +103,10 @@ final class AsyncAcquisitions {
 	}
 
 	/**
-	 * Fails the acquisitions not ended yet, once the client's async thread has stopped: a
-	 * grant that comes after is given back, as for a cancel.
+	 * Fails the acquisitions not ended yet, once the client's async thread has stopped. A
+	 * grant whose reply comes after is given back as for a cancel while the client's
+	 * settlements still run; once they have stopped, it expires with its lease, as every
+	 * lock a closed client held does.
 	 */
 	void close() {
 		this.closed = true;

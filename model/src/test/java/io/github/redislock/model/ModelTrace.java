@@ -1,0 +1,203 @@
+package io.github.redislock.model;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * One trace of model/exclusive_lock.qnt as {@code quint run --out-itf} writes it (the
+ * Informal Trace Format): the state after every step, with the step that led there.
+ *
+ * @param name the trace file's name
+ * @param states the initial state, then one per step
+ */
+record ModelTrace(String name, List<State> states) {
+
+	private static final ObjectMapper JSON = new ObjectMapper();
+
+	static ModelTrace read(Path file) {
+		try {
+			JsonNode root = JSON.readTree(file.toFile());
+			List<State> states = new ArrayList<>();
+			for (JsonNode state : root.get("states")) {
+				states.add(State.of(state));
+			}
+			return new ModelTrace(file.getFileName().toString(), states);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * What the model holds after a step.
+	 *
+	 * @param lock the lock hash
+	 * @param clock the fencing clock key, 0 when absent
+	 * @param now the model's time, abstract milliseconds
+	 * @param last the step that led here, with its arguments and the script's reply
+	 * @param actionTaken the action quint's --mbt metadata names, for messages
+	 */
+	record State(Lock lock, long clock, long now, Step last, String actionTaken) {
+
+		static State of(JsonNode node) {
+			Map<String, Object> vars = record(decode(node));
+			Object action = vars.get("mbt::actionTaken");
+			return new State(Lock.of(record(vars.get("lock"))), number(vars.get("clock")), number(vars.get("now")),
+					Step.of(record(vars.get("last"))), (action != null) ? action.toString() : "");
+		}
+
+	}
+
+	/**
+	 * The model's lock hash (see the Lock type of the model).
+	 *
+	 * @param exists whether the key exists
+	 * @param expiresAt its absolute expiry, abstract milliseconds
+	 * @param holds owner fields and their counts (owners holding nothing are left out)
+	 * @param token field "token"
+	 * @param client field "client", "" when absent
+	 * @param yielded whether field "yielded-by" is there
+	 * @param yieldedBy its value
+	 * @param holdAtLeast whether field "hold-at-least" is there
+	 * @param marks the waiter marks "w:&lt;owner&gt;" and "w:&lt;client&gt;", without
+	 * "w:"
+	 * @param contended field "contended", 0 when absent
+	 */
+	record Lock(boolean exists, long expiresAt, Map<String, Long> holds, long token, String client, boolean yielded,
+			String yieldedBy, boolean holdAtLeast, Set<String> marks, long contended) {
+
+		static Lock of(Map<String, Object> fields) {
+			Map<String, Long> holds = new LinkedHashMap<>();
+			map(fields.get("holds")).forEach((owner, count) -> {
+				if (number(count) > 0) {
+					holds.put(owner.toString(), number(count));
+				}
+			});
+			Set<String> marks = new LinkedHashSet<>();
+			for (Object mark : (Set<?>) fields.get("marks")) {
+				marks.add(mark.toString());
+			}
+			return new Lock((Boolean) fields.get("exists"), number(fields.get("expiresAt")), holds,
+					number(fields.get("token")), (String) fields.get("client"), (Boolean) fields.get("yielded"),
+					(String) fields.get("yieldedBy"), (Boolean) fields.get("holdAtLeast"), marks,
+					number(fields.get("contended")));
+		}
+
+	}
+
+	/**
+	 * A step: which script (or fault, or time) and with what; see the Step type of the
+	 * model.
+	 *
+	 * @param kind acquire, release, withdraw, extend, renew, pass, tick, dataLoss,
+	 * snapshot, failover
+	 * @param owner the owner that ran the script
+	 * @param holds the holds the owner believed it had (acquire, release)
+	 * @param lease the lease given, abstract milliseconds
+	 * @param reserve the fencing tokens reserved
+	 * @param waits whether the acquirer waits
+	 * @param keep the minimum hold a release keeps the lock for
+	 * @param yieldMs how long a release or pass keeps the lock for the other clients
+	 * @param giveUp whether a pass gives the lock up when another client waits
+	 * @param othersOnly whether a release is announced only to other clients
+	 * @param ms how long a tick (or a restart) lasts
+	 * @param reply the script's reply in the model (tick: 1 when the lock expired)
+	 */
+	record Step(String kind, String owner, long holds, long lease, long reserve, boolean waits, long keep, long yieldMs,
+			boolean giveUp, boolean othersOnly, long ms, long reply) {
+
+		static Step of(Map<String, Object> fields) {
+			return new Step((String) fields.get("kind"), (String) fields.get("owner"), number(fields.get("holds")),
+					number(fields.get("lease")), number(fields.get("reserve")), (Boolean) fields.get("waits"),
+					number(fields.get("keep")), number(fields.get("yieldMs")), (Boolean) fields.get("giveUp"),
+					(Boolean) fields.get("othersOnly"), number(fields.get("ms")), number(fields.get("reply")));
+		}
+
+		@Override
+		public String toString() {
+			return switch (this.kind) {
+				case "acquire" -> "acquire(owner=%s, holds=%d, lease=%d, reserve=%d, waits=%s)".formatted(this.owner,
+						this.holds, this.lease, this.reserve, this.waits);
+				case "release" -> "release(owner=%s, holds=%d, keep=%d, yield=%d, othersOnly=%s)".formatted(this.owner,
+						this.holds, this.keep, this.yieldMs, this.othersOnly);
+				case "withdraw" -> "withdraw(owner=%s)".formatted(this.owner);
+				case "extend", "renew" -> "%s(owner=%s, lease=%d)".formatted(this.kind, this.owner, this.lease);
+				case "pass" -> "pass(owner=%s, reserve=%d, lease=%d, yield=%d, giveUp=%s)".formatted(this.owner,
+						this.reserve, this.lease, this.yieldMs, this.giveUp);
+				case "tick", "dataLoss", "failover" -> "%s(%d ms)".formatted(this.kind, this.ms);
+				default -> this.kind + "()";
+			};
+		}
+
+	}
+
+	// ITF values: {"#bigint": "n"}, {"#set": [...]}, {"#map": [[k, v], ...]}, {"#tup":
+	// [...]},
+	// variants {"tag": ..., "value": ...}, records as objects
+	static Object decode(JsonNode node) {
+		if (node.isObject()) {
+			if (node.has("#bigint")) {
+				return Long.parseLong(node.get("#bigint").asText());
+			}
+			if (node.has("#set")) {
+				Set<Object> set = new LinkedHashSet<>();
+				node.get("#set").forEach((element) -> set.add(decode(element)));
+				return set;
+			}
+			if (node.has("#map")) {
+				Map<Object, Object> map = new LinkedHashMap<>();
+				node.get("#map").forEach((entry) -> map.put(decode(entry.get(0)), decode(entry.get(1))));
+				return map;
+			}
+			if (node.has("#tup")) {
+				return decode(node.get("#tup"));
+			}
+			Map<String, Object> record = new LinkedHashMap<>();
+			for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext();) {
+				Map.Entry<String, JsonNode> field = fields.next();
+				if (!field.getKey().equals("#meta")) {
+					record.put(field.getKey(), decode(field.getValue()));
+				}
+			}
+			return record;
+		}
+		if (node.isArray()) {
+			List<Object> list = new ArrayList<>();
+			node.forEach((element) -> list.add(decode(element)));
+			return list;
+		}
+		if (node.isBoolean()) {
+			return node.booleanValue();
+		}
+		if (node.isNumber()) {
+			return node.longValue();
+		}
+		return node.asText();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> record(Object value) {
+		return (Map<String, Object>) value;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<Object, Object> map(Object value) {
+		return (Map<Object, Object>) value;
+	}
+
+	private static long number(Object value) {
+		return ((Number) value).longValue();
+	}
+
+}

@@ -20,8 +20,8 @@ public interface RedisFairLock extends RedisLock {
 	/**
 	 * Acquires the lock in turn for a new {@link LockHandle}, as
 	 * {@link RedisLockClient#tryAcquire} does for an exclusive lock.
-	 * @param waitTime how long to wait; zero means do not wait (and fails while anybody
-	 * is queued)
+	 * @param waitTime how long to wait; zero means do not wait (the lock is then taken
+	 * when nobody holds it, whoever is queued)
 	 * @param leaseTime how long it stays held at most, or {@code null} for the watchdog's
 	 * lease
 	 * @return the handle, or empty when the lock was not acquired in time

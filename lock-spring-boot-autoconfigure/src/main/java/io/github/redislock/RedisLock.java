@@ -85,14 +85,23 @@ public interface RedisLock extends Lock {
 	/**
 	 * Acquires the lock only if it is free now (or already held by this thread), with a
 	 * watchdog-renewed lease. Costs one round trip to Redis.
-	 * @return whether the lock is now held
+	 * <p>
+	 * A lock nobody holds is always taken, whoever waits for it, as
+	 * {@link java.util.concurrent.locks.ReentrantLock#tryLock()} does even in fair mode:
+	 * turns between clients, a fair lock's queue and a waiting writer's precedence are
+	 * for callers that wait. Nor does a caller whose wait ended keep anyone out: its call
+	 * returns once what it left in Redis is taken back.
+	 * @return whether the lock is now held; {@code false} only when another owner held it
+	 * (or it was kept taken by {@link #unlock(Duration)} with a minimum hold)
 	 * @throws RedisLockException if Redis cannot be reached
 	 */
 	@Override
 	boolean tryLock();
 
 	/**
-	 * Acquires the lock with a watchdog-renewed lease, waiting at most the given time.
+	 * Acquires the lock with a watchdog-renewed lease, waiting at most the given time. A
+	 * caller that gives up takes back what its wait left in Redis before it returns, so
+	 * that it keeps nobody out afterwards.
 	 * @return whether the lock is now held; {@code false} no earlier than the wait time
 	 * @throws InterruptedException if interrupted before or while waiting; nothing is
 	 * then held

@@ -103,8 +103,9 @@ public interface RedisLockClient extends AutoCloseable {
 	 * failure behaviour), with these differences:
 	 * <ul>
 	 * <li>A waiter queues in Redis at its first attempt and gets the lock when all who
-	 * asked before it had their turn. {@code tryLock()} without waiting fails while
-	 * anybody waits, even when the lock is free at that moment.</li>
+	 * asked before it had their turn. {@code tryLock()} without waiting takes the lock
+	 * when nobody holds it, whoever is queued, as a fair
+	 * {@link java.util.concurrent.locks.ReentrantLock#tryLock()} does.</li>
 	 * <li>A waiter whose wait ends, is interrupted or cancelled leaves the queue at once;
 	 * one whose process died leaves it within 10 s (it keeps its place while it asks
 	 * again, every 2 s at least).</li>

@@ -18,9 +18,12 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Writers are not starved.</b> Once a writer waits, readers that do not read already
  * wait behind it, so a steady stream of readers cannot keep it out: it gets the lock when
- * the readers inside leave. A writer that stops waiting (its wait time ends, its process
- * dies) keeps new readers out for at most 3 more seconds. A thread that reads already
- * re-enters the read lock at once.
+ * the readers inside leave. A writer whose wait ends or is interrupted or cancelled keeps
+ * nobody out once its call returns; one whose process died keeps new readers out for at
+ * most 3 more seconds. A thread that reads already re-enters the read lock at once, and a
+ * {@code tryLock()} without waiting reads whenever nobody writes, as
+ * {@link java.util.concurrent.locks.ReentrantReadWriteLock}'s does: the writers'
+ * precedence is for callers that wait.
  *
  * <p>
  * <b>Downgrade, not upgrade.</b> The thread that holds the write lock may take the read

@@ -25,6 +25,9 @@ import org.jspecify.annotations.Nullable;
  * publishes a {@link LeaseLostEvent}).</li>
  * <li>Waiters are woken by releases (pub/sub), not by polling; a waiter that misses the
  * message asks again at the earliest lease end of the holders.</li>
+ * <li>An acquisition that does not wait takes a permit whenever fewer than the limit hold
+ * one, whoever waits, as {@link java.util.concurrent.Semaphore#tryAcquire()} does;
+ * callers of one client that wait take permits in the order they came.</li>
  * <li>The limit is not stored: each call brings its own and is granted while fewer than
  * its own limit hold the name. Callers that pass different limits for one name each count
  * the same holders against their own limit: one with limit 5 may be granted while 3 hold

@@ -167,10 +167,11 @@ class ReadWriteLockTests {
 			stop.set(true);
 			assertThat(acquired).isTrue();
 			writerLock.writeLock().unlock();
-			// At most one read section per reader can have begun as the writer asked
-			// (those whose acquisition raced its first attempt); with readers joining
-			// freely, they would keep the writer out for good.
-			assertThat(startedBeforeTheWrite).isLessThanOrEqualTo(8);
+			// About one read section per reader can have begun as the writer asked
+			// (those whose acquisition raced its first attempt; on a loaded machine its
+			// first attempt can take a section's length to reach Redis, so two); with
+			// readers joining freely, they would keep the writer out for good (hundreds).
+			assertThat(startedBeforeTheWrite).isLessThanOrEqualTo(16);
 			for (Future<?> reader : readers) {
 				reader.get(30, TimeUnit.SECONDS);
 			}
@@ -454,6 +455,27 @@ class ReadWriteLockTests {
 	}
 
 	@Test
+	void aReaderThatDoesNotWaitReadsWhileAWriterWaitsAsReentrantReadWriteLocksDo() throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisReadWriteLock reader = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock writer = this.clients.newClient().getReadWriteLock(name);
+		RedisReadWriteLock newcomer = this.clients.newClient().getReadWriteLock(name);
+		reader.readLock().lock();
+		CompletableFuture<LockHandle> waiting = writer.acquireWriteAsync(Duration.ofSeconds(30), null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !triesOnOtherThread(newcomer.readLock()));
+		assertThat(TestThreads.onOtherThread(() -> {
+			boolean acquired = newcomer.readLock().tryLock();
+			if (acquired) {
+				newcomer.readLock().unlock();
+			}
+			return acquired;
+		})).as("tryLock() while nobody writes").isTrue();
+		reader.readLock().unlock();
+		waiting.get(10, TimeUnit.SECONDS).release();
+		assertNoKeysOf(name);
+	}
+
+	@Test
 	void aWriterThatStopsWaitingLetsNewReadersInAtOnce() throws Exception {
 		String name = LockTestClients.uniqueName();
 		RedisReadWriteLock reader = this.clients.newClient().getReadWriteLock(name);
@@ -461,9 +483,9 @@ class ReadWriteLockTests {
 		RedisReadWriteLock newcomer = this.clients.newClient().getReadWriteLock(name);
 		reader.readLock().lock();
 		// timed out: without taking its mark back, it would keep new readers out for
-		// WAITING_MARK (3 s) more
+		// WAITING_MARK (3 s) more; it is taken back before the wait returns
 		assertThat(TestThreads.onOtherThread(() -> writer.writeLock().tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
-		await().atMost(Duration.ofSeconds(1)).until(() -> triesOnOtherThread(newcomer.readLock()));
+		assertThat(triesOnOtherThread(newcomer.readLock())).isTrue();
 		// cancelled while waiting: the same
 		CompletableFuture<LockHandle> waiting = writer.acquireWriteAsync(Duration.ofSeconds(30), null);
 		await().atMost(Duration.ofSeconds(5)).until(() -> !triesOnOtherThread(newcomer.readLock()));
@@ -505,9 +527,11 @@ class ReadWriteLockTests {
 	}
 
 	// whether another thread (another owner) gets the lock at once; released again
+	// a caller that waits, if only briefly: one that does not is let in past waiting
+	// writers
 	private static boolean triesOnOtherThread(RedisLock lock) throws Exception {
 		return TestThreads.onOtherThread(() -> {
-			boolean acquired = lock.tryLock();
+			boolean acquired = lock.tryLock(Duration.ofMillis(50), null);
 			if (acquired) {
 				lock.unlock();
 			}

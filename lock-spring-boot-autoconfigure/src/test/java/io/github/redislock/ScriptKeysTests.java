@@ -69,10 +69,9 @@ class ScriptKeysTests {
 				assertThat(text).as(script.getFilename()).contains("'spublish'").doesNotContain("'publish', KEYS");
 			}
 		}
-		// unlock, pass, fair-unlock, fair-withdraw, fair-heartbeat, read-unlock,
-		// write-unlock,
-		// write-withdraw, semaphore-release, force-unlock
-		assertThat(publishing).isEqualTo(10);
+		// unlock, pass, withdraw, fair-unlock, fair-withdraw, fair-heartbeat,
+		// read-unlock, write-unlock, write-withdraw, semaphore-release, force-unlock
+		assertThat(publishing).isEqualTo(11);
 	}
 
 	@Test

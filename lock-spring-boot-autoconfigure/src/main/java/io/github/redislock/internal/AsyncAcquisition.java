@@ -135,7 +135,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		boolean first = !this.attempted;
 		this.attempted = true;
 		long holdOff = (queue != null) ? this.acquisition.holdOffNanos(queue, first)
-				: this.queues.holdOffNanos(this.keys, this.owner);
+				: (this.queues.isHeldHereByOtherThan(this.keys, this.owner) ? LockAcquirer.PASS_RECHECK_NANOS : 0);
 		if (holdOff > 0) {
 			// another owner of this client holds the lock and will pass it on, this
 			// client just gave it up for others, or its callers already wait in line:

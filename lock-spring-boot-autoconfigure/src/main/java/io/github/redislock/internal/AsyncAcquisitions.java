@@ -5,6 +5,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 
 import io.micrometer.observation.Observation;
@@ -66,8 +67,9 @@ final class AsyncAcquisitions {
 		long start = System.nanoTime();
 		Observation observation = this.observations.startAcquire(keys);
 		ScheduledExecutorService asyncExecutor = this.asyncThread.executor();
+		Executor completions = (continuations != null) ? continuations : asyncExecutor;
 		AsyncAcquisition acquisition = new AsyncAcquisition(this.waiting.acquisition(keys, owner, lease, wait, start),
-				this.waiting, this.settlements, asyncExecutor, (continuations != null) ? continuations : asyncExecutor,
+				this.waiting, this.settlements, asyncExecutor, completions,
 				(grant) -> this.ledger.granted(keys, owner, grant, lease, start), this.releases::giveBack);
 		CompletableFuture<@Nullable Hold> result = acquisition.start();
 		this.pending.add(result);
@@ -79,17 +81,25 @@ final class AsyncAcquisitions {
 		CompletableFuture<@Nullable Hold> hold = new CompletableFuture<>();
 		result.whenComplete((acquired, failure) -> {
 			this.pending.remove(result);
-			if (failure != null || acquired == null) {
-				this.withdrawals.withdraw(keys, owner, wait);
-			}
 			if (failure != null) {
+				this.withdrawals.withdraw(keys, owner, wait);
 				LockObservations.endAcquire(observation,
 						(failure instanceof CancellationException) ? "cancelled" : "error", failure);
 				hold.completeExceptionally(failure);
 				return;
 			}
-			LockObservations.endAcquire(observation, (acquired != null) ? "acquired" : "timed-out", null);
-			if (!hold.complete(acquired) && acquired != null) {
+			if (acquired == null) {
+				// a caller that gave up leaves nothing that could refuse anyone once it
+				// is told
+				this.withdrawals.withdraw(keys, owner, wait)
+					.whenComplete((ignored, alwaysNull) -> completeOn(completions, () -> {
+						LockObservations.endAcquire(observation, "timed-out", null);
+						hold.complete(null);
+					}));
+				return;
+			}
+			LockObservations.endAcquire(observation, "acquired", null);
+			if (!hold.complete(acquired)) {
 				// cancelled just now: give it back
 				this.releases.giveBack(acquired);
 			}
@@ -100,6 +110,17 @@ final class AsyncAcquisitions {
 			}
 		});
 		return hold;
+	}
+
+	// where the acquisition's result completes; on the calling thread once the client's
+	// async thread has stopped, so that no caller is left without an answer
+	private static void completeOn(Executor executor, Runnable completion) {
+		try {
+			executor.execute(completion);
+		}
+		catch (RejectedExecutionException ex) {
+			completion.run();
+		}
 	}
 
 	/**

@@ -96,12 +96,13 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	}
 
 	// a waiter of another client than the holder's counts itself in when it finds the
-	// lock taken (lock.lua), and out here when it stops waiting without it
+	// lock taken (lock.lua), and out here when it stops waiting without it; the last one
+	// out frees a lock kept for the waiters of other clients
 	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			PublishMode publish) {
 		return ScriptCalls.<Long>script(redis, WITHDRAW, ScriptOutputType.INTEGER, keys.lockKeyBytes(),
-				owner.argument());
+				owner.argument(), publish.argument(), keys.channelBytes());
 	}
 
 	@Override

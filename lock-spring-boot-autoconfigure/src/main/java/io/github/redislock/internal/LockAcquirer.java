@@ -56,7 +56,7 @@ final class LockAcquirer {
 			Function<LockReply.Granted, Hold> grants) throws InterruptedException {
 		Acquisition acquisition = this.waiting.acquisition(keys, owner, lease, wait, start);
 		if (wait.isNone()) {
-			if (this.waiting.queues().holdOffNanos(keys, owner) > 0) {
+			if (this.waiting.queues().isHeldHereByOtherThan(keys, owner)) {
 				return null;
 			}
 			LockReply reply = new Attempts(acquisition, null).next(false);

@@ -117,12 +117,20 @@ final class LockEngine implements AutoCloseable {
 			Hold hold = this.acquirer.acquire(keys, owner, lease, start, wait, interruptible,
 					(granted) -> this.ledger.granted(keys, owner, granted, lease, start));
 			if (hold == null) {
-				this.withdrawals.withdraw(keys, owner, wait);
+				// a caller that gave up leaves nothing that could refuse anyone once it
+				// returns
+				this.withdrawals.withdrawAndAwait(keys, owner, wait, start);
 			}
 			return hold;
 		}
 		catch (RuntimeException | InterruptedException ex) {
-			this.withdrawals.withdraw(keys, owner, wait);
+			if (ex instanceof InterruptedException) {
+				this.withdrawals.withdrawAndAwait(keys, owner, wait, start);
+			}
+			else {
+				// Redis failed it: no answer to wait for, most likely
+				this.withdrawals.withdraw(keys, owner, wait);
+			}
 			// Redis may grant it later: a lock held for a whole lease by an owner that
 			// was told it failed. Or this acquisition took over a settlement it could not
 			// finish in its place. A nested acquisition adds nothing the owner's own

@@ -50,10 +50,15 @@ final class WaitQueues implements ReleaseSubscriptions.Listener {
 		}
 	}
 
-	/** See {@link WaitQueue#holdOffNanos}. */
-	long holdOffNanos(LockKeys keys, Owner owner) {
+	/**
+	 * Whether another owner of this client holds the lock and will pass it on (see
+	 * {@link WaitQueue#isHeldHereByOtherThan}): a caller that does not wait is refused
+	 * without asking Redis. Nothing else keeps it from asking: a lock this client gave up
+	 * for other clients' waiters is free for a caller that does not wait.
+	 */
+	boolean isHeldHereByOtherThan(LockKeys keys, Owner owner) {
 		WaitQueue queue = this.queues.get(keys.id());
-		return (queue != null) ? queue.holdOffNanos(owner) : 0;
+		return queue != null && queue.isHeldHereByOtherThan(owner);
 	}
 
 	@Override

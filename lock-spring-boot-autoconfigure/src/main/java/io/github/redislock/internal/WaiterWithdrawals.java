@@ -1,15 +1,26 @@
 package io.github.redislock.internal;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.core.NestedExceptionUtils;
+
 /**
  * Takes back what a waiter that leaves without the lock left in Redis (a waiting writer's
- * mark keeps new readers out; a fair lock's place in its queue), for the kinds that
- * {@link LockKind.MarksWaiters mark their waiters}. Sent without waiting for the answer;
- * without one, the mark expires.
+ * mark keeps new readers out; a fair lock's place in its queue; a waiter of another
+ * client counted on an exclusive lock, which a release keeps the lock for), for the kinds
+ * that {@link LockKind.MarksWaiters mark their waiters}. A caller whose wait ended waits
+ * for the answer before its call returns, within what is left of its time (the wait plus
+ * the command timeout), so that it leaves nothing behind that could refuse anyone; one
+ * whose wait failed (Redis unreachable) does not: the mark then expires on its own, or
+ * goes with the lock.
  */
 final class WaiterWithdrawals {
 
@@ -23,28 +34,76 @@ final class WaiterWithdrawals {
 
 	/**
 	 * Withdraws the owner's wait for the lock, if it waited and the lock's kind marks its
-	 * waiters.
+	 * waiters, without waiting for the answer.
+	 * @return completes (never exceptionally) once Redis answered or the command failed
 	 */
-	void withdraw(LockKeys keys, Owner owner, Wait wait) {
+	CompletableFuture<?> withdraw(LockKeys keys, Owner owner, Wait wait) {
 		if (wait.isNone() || !(keys.kind() instanceof LockKind.MarksWaiters kind)) {
-			return;
+			return CompletableFuture.completedFuture(null);
 		}
 		try {
-			this.commands.withdrawAsync(kind, keys, owner).exceptionally((ex) -> {
-				withdrawFailed(ex);
+			return this.commands.withdrawAsync(kind, keys, owner).exceptionally((ex) -> {
+				withdrawFailed(keys, ex);
 				return null;
 			});
 		}
 		catch (RuntimeException ex) {
-			withdrawFailed(ex);
+			withdrawFailed(keys, ex);
+			return CompletableFuture.completedFuture(null);
 		}
 	}
 
-	private static void withdrawFailed(Throwable ex) {
+	/**
+	 * Withdraws the owner's wait as {@link #withdraw} does, and waits for the answer
+	 * until the acquisition's time is up: its wait from {@code start}, plus the command
+	 * timeout. Not interruptible; an interrupt that comes meanwhile stays set.
+	 * @param start when the acquisition began, from {@link System#nanoTime()}
+	 */
+	void withdrawAndAwait(LockKeys keys, Owner owner, Wait wait, long start) {
+		CompletableFuture<?> withdrawn = withdraw(keys, owner, wait);
+		if (withdrawn.isDone()) {
+			return;
+		}
+		long timeout = TimeUnit.MILLISECONDS.toNanos(this.commands.timeoutMillis());
+		long left = wait.isUnlimited() ? timeout : Math.max(wait.remainingNanos(start) + timeout, 0);
+		boolean interrupted = false;
+		long deadline = System.nanoTime() + left;
+		try {
+			for (;;) {
+				try {
+					withdrawn.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (ExecutionException | TimeoutException ex) {
+					// the command goes on in the background; a failure is logged there
+					return;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private static void withdrawFailed(LockKeys keys, Throwable ex) {
 		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-		logger.warn(cause.getMessage() + "; what this waiter, which stopped waiting, left in Redis stays until it "
-				+ "expires (a waiting writer's mark, a fair lock's place in the queue: at most a few seconds; an exclusive "
-				+ "lock's count of waiters: until the lock is freed, when its release keeps it 20 ms for nobody)");
+		String message = "Could not take back what a waiter of lock '" + keys.name() + "' left in Redis when it "
+				+ "stopped waiting (it goes on its own: a waiting writer's mark and a fair lock's place within seconds, "
+				+ "a count of waiters with the lock): " + cause.getMessage();
+		// Redis refusing the script (an ACL without one of its commands) is a setting to
+		// fix;
+		// Redis out of reach is said once by the call that failed, not again here
+		if (NestedExceptionUtils.getMostSpecificCause(cause) instanceof RedisCommandExecutionException) {
+			logger.warn(message);
+		}
+		else {
+			logger.debug(message);
+		}
 	}
 
 }

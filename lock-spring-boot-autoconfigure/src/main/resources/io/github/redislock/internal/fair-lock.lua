@@ -38,8 +38,9 @@ end
 local free = redis.call('exists', KEYS[1]) == 0
 if free then
   local head = redis.call('zrange', KEYS[2], 0, 0)[1]
-  -- its turn: nobody queued, or it is first in the queue
-  if not head or head == ARGV[2] then
+  -- its turn: nobody queued, or it is first in the queue; or it does not wait: the order is for
+  -- waiters, and a tryLock() takes a lock nobody holds, as java.util.concurrent's fair tryLock() barges in
+  if not head or head == ARGV[2] or ARGV[4] ~= '1' then
     -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
     local last = tonumber(redis.call('get', KEYS[4]) or '0')
     local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
@@ -54,7 +55,7 @@ if free then
   end
 end
 if ARGV[4] ~= '1' then
-  -- does not wait: nobody may pass the queue
+  -- does not wait, and the lock is held
   local ttl = redis.call('pttl', KEYS[1])
   return (ttl > 0) and -ttl or 0
 end

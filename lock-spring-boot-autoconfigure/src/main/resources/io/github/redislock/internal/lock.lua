@@ -27,11 +27,12 @@ local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
 local ttl = redis.call('pttl', KEYS[1])
 if ttl ~= -2 then
   -- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other
-  -- client
+  -- client, and for a caller that does not wait: turns between clients are for waiters, and a
+  -- tryLock() takes a lock nobody holds, as java.util.concurrent's tryLock() barges in
   -- one read for every field the steps below look at (a missing one reads as false)
   local fields = redis.call('hmget', KEYS[1], 'yielded-by', ARGV[2], 'client', 'token')
   local yieldedBy = fields[1]
-  if not yieldedBy or yieldedBy == client then
+  if not yieldedBy or (yieldedBy == client and ARGV[5] == '1') then
     local held = fields[2] ~= false
     -- Normally the stored count equals ARGV[3]. It is higher when an earlier acquire ran here but
     -- its reply never reached the owner (a timeout, a cut connection), or a release never did;

@@ -45,13 +45,14 @@ if not reading then
     local ttl = redis.call('pttl', KEYS[1])
     return (ttl > 0) and -ttl or 0
   end
-  if not writer and tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0') <= now then
-    -- writers are not starved: a new reader waits behind any writer waiting (an owner that reads
-    -- already re-enters at once, and a writer downgrading reads at once)
+  if ARGV[4] == '1' and not writer and tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0') <= now then
+    -- writers are not starved: a new reader that waits waits behind any writer waiting (an owner that
+    -- reads already re-enters at once, and a writer downgrading reads at once); one that does not wait
+    -- reads at once when nobody writes, as java.util.concurrent's tryLock() barges in
     redis.call('zremrangebyscore', KEYS[3], '-inf', now)
     local last = redis.call('zrange', KEYS[3], -1, -1, 'WITHSCORES')
     if last[2] then
-      if ARGV[4] == '1' and redis.call('exists', KEYS[1]) == 1 then
+      if redis.call('exists', KEYS[1]) == 1 then
         redis.call('hset', KEYS[1], 'readers-waiting', 1)
       end
       return -math.max(1, tonumber(last[2]) - now)

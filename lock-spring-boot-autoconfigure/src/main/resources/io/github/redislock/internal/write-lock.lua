@@ -32,7 +32,8 @@ end
 local writer = redis.call('hget', KEYS[1], 'writer')
 -- the readers that waited for the last writer have their turn first (see write-unlock.lua)
 local turn = tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0')
-if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 and turn <= now then
+-- (a writer that does not wait takes a lock nobody holds, turn or not: see lock.lua)
+if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 and (turn <= now or ARGV[4] ~= '1') then
   -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
   local last = tonumber(redis.call('get', KEYS[4]) or '0')
   local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))

@@ -101,7 +101,7 @@ final class ScriptReplay {
 					same(where, "reply", step.reply(), reply);
 				}
 				case "withdraw" -> {
-					long reply = evalNumber("withdraw", List.of(LOCK_KEY), step.owner());
+					long reply = evalNumber("withdraw", List.of(LOCK_KEY), step.owner(), "0", CHANNEL);
 					same(where, "reply", step.reply(), reply);
 				}
 				case "extend" -> {

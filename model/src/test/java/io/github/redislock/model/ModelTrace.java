@@ -113,24 +113,26 @@ record ModelTrace(String name, List<State> states) {
 	 * @param othersOnly whether a release is announced only to other clients
 	 * @param ms how long a tick (or a restart) lasts
 	 * @param reply the script's reply in the model (tick: 1 when the lock expired)
+	 * @param lost whether the reply never reached the owner (the script ran all the same)
 	 */
 	record Step(String kind, String owner, long holds, long lease, long reserve, boolean waits, long keep, long yieldMs,
-			boolean giveUp, boolean othersOnly, long ms, long reply) {
+			boolean giveUp, boolean othersOnly, long ms, long reply, boolean lost) {
 
 		static Step of(Map<String, Object> fields) {
 			return new Step((String) fields.get("kind"), (String) fields.get("owner"), number(fields.get("holds")),
 					number(fields.get("lease")), number(fields.get("reserve")), (Boolean) fields.get("waits"),
 					number(fields.get("keep")), number(fields.get("yieldMs")), (Boolean) fields.get("giveUp"),
-					(Boolean) fields.get("othersOnly"), number(fields.get("ms")), number(fields.get("reply")));
+					(Boolean) fields.get("othersOnly"), number(fields.get("ms")), number(fields.get("reply")),
+					(Boolean) fields.get("lost"));
 		}
 
 		@Override
 		public String toString() {
 			return switch (this.kind) {
-				case "acquire" -> "acquire(owner=%s, holds=%d, lease=%d, reserve=%d, waits=%s)".formatted(this.owner,
-						this.holds, this.lease, this.reserve, this.waits);
-				case "release" -> "release(owner=%s, holds=%d, keep=%d, yield=%d, othersOnly=%s)".formatted(this.owner,
-						this.holds, this.keep, this.yieldMs, this.othersOnly);
+				case "acquire" -> "acquire(owner=%s, holds=%d, lease=%d, reserve=%d, waits=%s)%s".formatted(this.owner,
+						this.holds, this.lease, this.reserve, this.waits, lostReply());
+				case "release" -> "release(owner=%s, holds=%d, keep=%d, yield=%d, othersOnly=%s)%s"
+					.formatted(this.owner, this.holds, this.keep, this.yieldMs, this.othersOnly, lostReply());
 				case "withdraw" -> "withdraw(owner=%s)".formatted(this.owner);
 				case "extend", "renew" -> "%s(owner=%s, lease=%d)".formatted(this.kind, this.owner, this.lease);
 				case "pass" -> "pass(owner=%s, reserve=%d, lease=%d, yield=%d, giveUp=%s)".formatted(this.owner,
@@ -138,6 +140,10 @@ record ModelTrace(String name, List<State> states) {
 				case "tick", "dataLoss", "failover" -> "%s(%d ms)".formatted(this.kind, this.ms);
 				default -> this.kind + "()";
 			};
+		}
+
+		private String lostReply() {
+			return this.lost ? " [reply lost]" : "";
 		}
 
 	}

@@ -114,16 +114,18 @@ record ModelTrace(String name, List<State> states) {
 	 * @param ms how long a tick (or a restart) lasts
 	 * @param reply the script's reply in the model (tick: 1 when the lock expired)
 	 * @param lost whether the reply never reached the owner (the script ran all the same)
+	 * @param published what the script published on the lock's channel: "" nothing,
+	 * "released", or "yielded" ("yielded:&lt;client&gt;", the lock's yielded-by after it)
 	 */
 	record Step(String kind, String owner, long holds, long lease, long reserve, boolean waits, long keep, long yieldMs,
-			boolean giveUp, boolean othersOnly, long ms, long reply, boolean lost) {
+			boolean giveUp, boolean othersOnly, long ms, long reply, boolean lost, String published) {
 
 		static Step of(Map<String, Object> fields) {
 			return new Step((String) fields.get("kind"), (String) fields.get("owner"), number(fields.get("holds")),
 					number(fields.get("lease")), number(fields.get("reserve")), (Boolean) fields.get("waits"),
 					number(fields.get("keep")), number(fields.get("yieldMs")), (Boolean) fields.get("giveUp"),
 					(Boolean) fields.get("othersOnly"), number(fields.get("ms")), number(fields.get("reply")),
-					(Boolean) fields.get("lost"));
+					(Boolean) fields.get("lost"), (String) fields.get("published"));
 		}
 
 		@Override

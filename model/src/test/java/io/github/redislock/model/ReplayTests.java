@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -17,6 +19,8 @@ import io.github.redislock.testsupport.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,14 +41,28 @@ class ReplayTests {
 
 	private static StatefulRedisConnection<String, String> connection;
 
+	private static StatefulRedisPubSubConnection<String, String> subscription;
+
+	// every message on the lock's channel, in order
+	private static final BlockingQueue<String> published = new LinkedBlockingQueue<>();
+
 	@BeforeAll
 	static void connect() {
 		client = RedisClient.create(RedisURI.create(redis.server().host(), redis.server().port()));
 		connection = client.connect();
+		subscription = client.connectPubSub();
+		subscription.addListener(new RedisPubSubAdapter<>() {
+			@Override
+			public void message(String channel, String message) {
+				published.add(message);
+			}
+		});
+		subscription.sync().subscribe(ScriptReplay.CHANNEL);
 	}
 
 	@AfterAll
 	static void disconnect() {
+		subscription.close();
 		connection.close();
 		client.shutdown();
 	}
@@ -52,7 +70,7 @@ class ReplayTests {
 	@Test
 	void everyStepOfEveryTraceIsWhatTheScriptsDo() {
 		List<ModelTrace> traces = traces();
-		ScriptReplay replay = new ScriptReplay(connection.sync(), Map.of());
+		ScriptReplay replay = new ScriptReplay(connection.sync(), published, Map.of());
 		List<String> failures = replayAll(replay, traces);
 		Map<String, Long> steps = traces.stream()
 			.flatMap((trace) -> trace.states().stream().skip(1))
@@ -73,7 +91,7 @@ class ReplayTests {
 	@Test
 	void aReleaseThatDoesNotCheckItsOwnerIsCaught() {
 		List<ModelTrace> traces = traces();
-		ScriptReplay broken = new ScriptReplay(connection.sync(), Map.of("unlock", brokenUnlock()));
+		ScriptReplay broken = new ScriptReplay(connection.sync(), published, Map.of("unlock", brokenUnlock()));
 		// the step named is a release: a holder whose lease ended releases another's lock
 		Pattern caught = Pattern.compile("trace_\\d+\\.itf\\.json, step \\d+ of \\d+ \\(\\w*\\): "
 				+ "release\\(owner=\\w:\\d[^)]*\\)( \\[reply lost])?: reply 0, the model's -1");

@@ -5,11 +5,15 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.model.ModelTrace.Lock;
 import io.github.redislock.model.ModelTrace.State;
@@ -47,14 +51,28 @@ final class ScriptReplay {
 
 	static final String CHANNEL = LOCK_KEY + ":released";
 
+	private static final Set<String> SCRIPT_STEPS = Set.of("acquire", "release", "withdraw", "extend", "renew", "pass");
+
 	private static final String SCRIPTS = "io/github/redislock/internal/";
 
 	private final RedisCommands<String, String> redis;
 
+	private final BlockingQueue<String> published;
+
 	private final Map<String, String> scripts;
 
-	ScriptReplay(RedisCommands<String, String> redis, Map<String, String> replaced) {
+	private long sentinels;
+
+	/**
+	 * A replay.
+	 * @param redis the connection the scripts run on
+	 * @param published every message published on {@link #CHANNEL}, in order, from a
+	 * connection subscribed to it
+	 * @param replaced scripts to run instead of the library's, by name ("unlock")
+	 */
+	ScriptReplay(RedisCommands<String, String> redis, BlockingQueue<String> published, Map<String, String> replaced) {
 		this.redis = redis;
+		this.published = published;
 		this.scripts = new HashMap<>();
 		for (String name : List.of("lock", "unlock", "withdraw", "extend", "renew", "pass")) {
 			this.scripts.put(name, classpathScript(name));
@@ -79,6 +97,7 @@ final class ScriptReplay {
 	 */
 	void replay(ModelTrace trace) {
 		this.redis.flushall();
+		this.published.clear();
 		Tokens tokens = new Tokens();
 		byte[] snapshotLock = null;
 		String snapshotClock = null;
@@ -149,8 +168,42 @@ final class ScriptReplay {
 				}
 				default -> throw new AssertionError(where + ": a step the replay does not know");
 			}
+			if (SCRIPT_STEPS.contains(step.kind())) {
+				checkPublished(where, step, after);
+			}
 			checkState(where, after, tokens);
 		}
+	}
+
+	// What the script published: a sentinel published after it arrives after whatever the
+	// script published (one connection's messages arrive in order), so waiting for the
+	// sentinel is waiting for every message of the step, and no more.
+	private void checkPublished(String where, Step step, State after) {
+		String sentinel = "sentinel:" + (++this.sentinels);
+		this.redis.publish(CHANNEL, sentinel);
+		List<String> messages = new ArrayList<>();
+		while (true) {
+			String message;
+			try {
+				message = this.published.poll(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+			check(where, message != null, "no message within 10 s, not even the replay's own %s (published: %s)",
+					sentinel, messages);
+			if (message.equals(sentinel)) {
+				break;
+			}
+			messages.add(message);
+		}
+		List<String> expected = switch (step.published()) {
+			case "" -> List.of();
+			case "yielded" -> List.of("yielded:" + after.lock().yieldedBy());
+			default -> List.of(step.published());
+		};
+		same(where, "published", expected, messages);
 	}
 
 	// lock.lua: a token when granted (the stored one on re-entry), minus the remaining

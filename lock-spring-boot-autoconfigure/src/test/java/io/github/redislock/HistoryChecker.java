@@ -44,6 +44,10 @@ final class HistoryChecker {
 
 	private final List<String> violations = new ArrayList<>();
 
+	private List<HistoryFaults.Window> faults = List.of();
+
+	private long graceNanos;
+
 	/**
 	 * @param history the calls, in any order
 	 * @param permits how many holds may be held at once (1 for a lock)
@@ -55,6 +59,32 @@ final class HistoryChecker {
 		this.permits = permits;
 		this.livenessBoundNanos = livenessBound.toNanos();
 		this.origin = this.history.isEmpty() ? 0 : this.history.get(0).invoked();
+	}
+
+	/**
+	 * Checks a history during which these faults happened: a call that overlaps one, or
+	 * ends within the grace after it, may fail, be refused or wait while the lock is free
+	 * (what the fault left is given back in the background); exclusion is checked among
+	 * the holds of one data epoch only. Tokens must increase across faults too.
+	 * @param grace how long after a fault healed its effects may last
+	 */
+	HistoryChecker withFaults(List<HistoryFaults.Window> faults, Duration grace) {
+		this.faults = List.copyOf(faults);
+		this.graceNanos = grace.toNanos();
+		return this;
+	}
+
+	// whether a fault explains what happened to a call from..until
+	private boolean excused(long from, long until) {
+		return this.faults.stream()
+			.anyMatch((fault) -> overlaps(fault.from(), fault.until() + this.graceNanos, from, until));
+	}
+
+	// whether Redis lost its data while a hold was held: the hold's epoch ended
+	private boolean spansDataLoss(HistoryEntry hold) {
+		return this.faults.stream()
+			.anyMatch((fault) -> fault.dataLost()
+					&& overlaps(fault.from(), fault.until(), hold.certainFrom(), hold.certainUntil()));
 	}
 
 	/**
@@ -82,14 +112,14 @@ final class HistoryChecker {
 
 	private void checkFailures() {
 		for (HistoryEntry entry : this.history) {
-			if (entry.failure() != null) {
+			if (entry.failure() != null && !excused(entry.invoked(), entry.end())) {
 				violation("a call failed: " + entry.failure(), entry.invoked(), entry.end());
 			}
 		}
 	}
 
 	private void checkExclusion() {
-		List<HistoryEntry> holds = holds();
+		List<HistoryEntry> holds = holds().stream().filter((hold) -> !spansDataLoss(hold)).toList();
 		for (HistoryEntry hold : holds) {
 			long from = hold.certainFrom();
 			long until = hold.certainUntil();
@@ -160,6 +190,9 @@ final class HistoryChecker {
 			if (call.granted() || call.failure() != null) {
 				continue;
 			}
+			if (call.op() != Op.PROBE && excused(call.invoked(), call.returned())) {
+				continue;
+			}
 			if (call.op() == Op.PROBE) {
 				violation("quiescent probe refused: " + describe(call) + " when no call was under way", call.invoked(),
 						call.returned());
@@ -189,7 +222,7 @@ final class HistoryChecker {
 	private void checkLiveness() {
 		List<HistoryEntry> holds = holds();
 		for (HistoryEntry waiter : this.history) {
-			if (!waiter.op().waits() || waiter.failure() != null) {
+			if (!waiter.op().waits() || waiter.failure() != null || excused(waiter.invoked(), waiter.returned())) {
 				continue;
 			}
 			Predicate<HistoryEntry> keepsOut = (other) -> other != waiter && other.side().conflictsWith(waiter.side());

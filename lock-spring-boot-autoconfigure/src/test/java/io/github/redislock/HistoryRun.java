@@ -12,6 +12,7 @@ import io.github.redislock.HistoryEntry.Op;
 import io.github.redislock.HistoryEntry.Side;
 import io.github.redislock.HistoryKind.Acquired;
 import io.github.redislock.HistoryKind.Caller;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs rounds of random lock calls from several clients and records them for the
@@ -38,6 +39,8 @@ final class HistoryRun {
 
 	private final List<HistoryEntry> history = Collections.synchronizedList(new ArrayList<>());
 
+	private final List<HistoryFaults.Window> faultWindows = Collections.synchronizedList(new ArrayList<>());
+
 	HistoryRun(HistoryKind kind, List<Caller> clients, int workersPerClient, Duration burst, String name, long seed) {
 		this.kind = kind;
 		this.clients = clients;
@@ -48,12 +51,36 @@ final class HistoryRun {
 	}
 
 	/**
-	 * Runs one round and returns its calls (the run keeps them too, see
-	 * {@link #history()}).
+	 * Runs one round without faults; see
+	 * {@link #round(HistoryFaults, HistoryFaults.Kind)}.
 	 */
 	List<HistoryEntry> round() throws InterruptedException {
+		return round(null, null);
+	}
+
+	/**
+	 * Runs one round and returns its calls (the run keeps them too, see
+	 * {@link #history()}). With a fault, it is injected at a random moment of the burst
+	 * and healed before the probes, which then try until the lock is taken (at most
+	 * {@link #RECOVERY}): what a fault left behind (a grant whose reply was lost, a
+	 * release that failed) is given back by the clients on their own.
+	 * @param faults injects the fault, or {@code null} for none
+	 * @param fault which fault
+	 */
+	List<HistoryEntry> round(@Nullable HistoryFaults faults, HistoryFaults.@Nullable Kind fault)
+			throws InterruptedException {
 		List<HistoryEntry> round = Collections.synchronizedList(new ArrayList<>());
 		long deadline = System.nanoTime() + this.burst.toNanos();
+		Thread injector = null;
+		if (faults != null && fault != null) {
+			long delay = this.burst.toNanos() / 8 + (long) (this.seeds.nextDouble() * this.burst.toNanos() / 2);
+			int client = this.seeds.nextInt(this.clients.size());
+			injector = new Thread(() -> {
+				LockSupport.parkNanos(delay);
+				this.faultWindows.add(faults.inject(fault, client));
+			}, "history-fault");
+			injector.start();
+		}
 		List<Thread> workers = new ArrayList<>();
 		for (int client = 0; client < this.clients.size(); client++) {
 			for (int worker = 0; worker < this.workersPerClient; worker++) {
@@ -68,10 +95,14 @@ final class HistoryRun {
 		for (Thread worker : workers) {
 			worker.join();
 		}
+		if (injector != null) {
+			injector.join();
+		}
 		// no call is under way now: the lock is free for whoever asks
 		for (int client = 0; client < this.clients.size(); client++) {
 			String caller = this.kind.callers().get(0);
-			round.add(call(client, caller, Op.PROBE, this.kind.probeSide(), Duration.ZERO, 0));
+			round.add((injector != null) ? probeUntilTaken(client, caller)
+					: call(client, caller, Op.PROBE, this.kind.probeSide(), Duration.ZERO, 0));
 		}
 		this.history.addAll(round);
 		return round;
@@ -80,6 +111,30 @@ final class HistoryRun {
 	/** Every call of every round so far. */
 	List<HistoryEntry> history() {
 		return List.copyOf(this.history);
+	}
+
+	/** Every fault injected so far, as it happened. */
+	List<HistoryFaults.Window> faults() {
+		return List.copyOf(this.faultWindows);
+	}
+
+	/**
+	 * How long after a fault healed every client may take to find the lock free again.
+	 */
+	static final Duration RECOVERY = Duration.ofSeconds(10);
+
+	// one entry from the first try to the grant, or to the last refusal
+	private HistoryEntry probeUntilTaken(int client, String caller) {
+		long invoked = System.nanoTime();
+		long end = invoked + RECOVERY.toNanos();
+		for (;;) {
+			HistoryEntry entry = call(client, caller, Op.PROBE, this.kind.probeSide(), Duration.ZERO, 0);
+			if (entry.granted() || System.nanoTime() > end) {
+				return new HistoryEntry(client, caller, Op.PROBE, entry.side(), invoked, entry.returned(),
+						entry.granted(), entry.token(), entry.released(), entry.releaseReturned(), entry.failure());
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+		}
 	}
 
 	private void work(int client, Random random, long deadline, List<HistoryEntry> round) {

@@ -15,8 +15,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * One trace of model/exclusive_lock.qnt as {@code quint run --out-itf} writes it (the
- * Informal Trace Format): the state after every step, with the step that led there.
+ * One trace of model/exclusive_lock.qnt as {@code quint run} or {@code quint test} write
+ * it with {@code --out-itf} (the Informal Trace Format): the state after every step, with
+ * the step that led there.
  *
  * @param name the trace file's name
  * @param states the initial state, then one per step

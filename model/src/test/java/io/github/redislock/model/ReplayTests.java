@@ -29,8 +29,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Replays the traces the build's {@code quint run} wrote (target/traces) against the
- * lock's Lua scripts on a Redis of this class's own; see {@link ScriptReplay}.
+ * Replays the traces the build wrote to target/traces (the model's scenarios from
+ * {@code quint test}, random traces from {@code quint run}) against the lock's Lua
+ * scripts on a Redis of this class's own; see {@link ScriptReplay} and model/README.md.
  */
 class ReplayTests {
 

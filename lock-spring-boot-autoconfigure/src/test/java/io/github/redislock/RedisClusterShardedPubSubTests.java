@@ -15,6 +15,7 @@ import io.github.redislock.testsupport.RedisServer;
 import io.github.redislock.testsupport.SlotMigration;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,6 +48,13 @@ class RedisClusterShardedPubSubTests {
 	private static final Duration WOKEN_WITHIN = Duration.ofSeconds(8);
 
 	private static final int HAND_OFFS = 50;
+
+	/**
+	 * How soon a waiter learns of a release right after a failover, heard or not: the
+	 * transport has its waiters ask every second meanwhile; the rest is room for a loaded
+	 * machine, far below the holder's lease.
+	 */
+	private static final Duration SETTLED_WAKE = Duration.ofSeconds(3);
 
 	private static RedisCluster cluster;
 
@@ -178,6 +186,49 @@ class RedisClusterShardedPubSubTests {
 		assertThat(waiting).isNotDone();
 		held.unlock();
 		assertThat(waiting.get(WOKEN_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+	}
+
+	/**
+	 * The failover case again and again, released at once after the waiter is subscribed
+	 * again (when the Cluster's nodes may not all know the new roles yet), each time on a
+	 * fresh name: {@code -Dredislock.test.failoverWakes=20} runs 20 (every build: none).
+	 */
+	@Test
+	void aWaiterIsWokenAfterEveryOneOfManyFailovers() throws Exception {
+		int failovers = Integer.getInteger("redislock.test.failoverWakes", 0);
+		Assumptions.assumeTrue(failovers > 0, "-Dredislock.test.failoverWakes=N runs N failovers");
+		RedisLockClient holder = newClient(ShardedPubSub.AUTO);
+		RedisLockClient waiter = newClient(ShardedPubSub.AUTO);
+		List<String> missed = new ArrayList<>();
+		for (int i = 0; i < failovers; i++) {
+			String name = LockTestClients.uniqueName();
+			String channel = "lock:{" + name + "}:released";
+			RedisLock held = holder.getLock(name);
+			held.lock(HOLDER_LEASE);
+			CompletableFuture<Boolean> waiting = waitFor(waiter, name);
+			Shard shard = Shard.of(name);
+			Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shardSubscribers(shard.master, channel) == 1);
+			int newMaster = cluster.failOverMasterOf("lock:{" + name + "}");
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(30))
+				.until(() -> shardSubscribers(newMaster, channel) + shardSubscribers(shard.master, channel) >= 1);
+			String where = (shardSubscribers(newMaster, channel) >= 1) ? "the new master" : "the demoted master";
+			long unlockedAt = System.nanoTime();
+			held.unlock();
+			long releasedAt = System.nanoTime();
+			try {
+				// a release the waiter did not hear is noticed within a second or so
+				waiting.get(SETTLED_WAKE.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (java.util.concurrent.TimeoutException ex) {
+				missed.add("failover " + i + ": subscribed again on " + where);
+				waiting.get(HOLDER_LEASE.toSeconds() + 30, TimeUnit.SECONDS);
+			}
+			System.out.printf("failover %d: subscribed again on %s, unlock took %d ms, woken %d ms after it%n", i,
+					where, TimeUnit.NANOSECONDS.toMillis(releasedAt - unlockedAt),
+					TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt));
+		}
+		assertThat(missed).as("releases missed, of %d failovers", failovers).isEmpty();
 	}
 
 	@Test

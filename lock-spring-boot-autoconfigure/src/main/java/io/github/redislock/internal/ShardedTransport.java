@@ -44,6 +44,14 @@ import io.github.redislock.LockOutcomeUnknownException;
  * node may have crashed, and until the Cluster promotes its replica and the topology is
  * read again an ask would go to the dead node, wait there for the whole command timeout
  * and fail the waiter's wait; nobody can release the lock on a dead node anyway.
+ * <p>
+ * A channel subscribed again after Redis dropped it may not hear the shard at first:
+ * after a failover, Lettuce may send the {@code SSUBSCRIBE} to the demoted master, now a
+ * replica, and the new master passes the shard's messages only to the replicas it knows
+ * of, which it learns by gossip, a moment to seconds later. So for
+ * {@value #SETTLING_MILLIS} ms after such a re-subscription its waiters are still told
+ * every {@value #UNHEARD_MILLIS} ms to ask for their lock: a release in that time wakes
+ * them within about a second, not at the end of the holder's lease.
  */
 final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> implements ReleaseTransport {
 
@@ -59,6 +67,13 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 	 * lock's node answers.
 	 */
 	static final long UNHEARD_MILLIS = 1000;
+
+	/**
+	 * How long after a channel Redis dropped is subscribed again its waiters keep being
+	 * told to ask every {@link #UNHEARD_MILLIS}: until the Cluster's nodes all know the
+	 * new roles (a replica is told the shard's messages once its master knows of it).
+	 */
+	static final long SETTLING_MILLIS = 10_000;
 
 	private final RedisClusterClient client;
 
@@ -196,6 +211,11 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 		Wanted wanted = this.wanted.get(name);
 		if (wanted != null) {
 			wanted.node = address(node.getUri());
+			if (wanted.lost && wanted.nodeAnswers) {
+				// dropped by Redis, as a failover and a migration do: its waiters go on
+				// asking until the nodes know the new roles (see the class comment)
+				wanted.settlingSince = System.nanoTime();
+			}
 			wanted.lost = false;
 		}
 		this.events.subscribed(name);
@@ -257,6 +277,7 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 			boolean anyLost = false;
 			for (Wanted wanted : this.wanted.values()) {
 				if (!wanted.lost) {
+					tellWhileSettling(wanted, now);
 					continue;
 				}
 				anyLost = true;
@@ -275,6 +296,23 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not subscribe lost channels again", ex);
+		}
+	}
+
+	// a channel subscribed again a moment ago, maybe on a node that does not hear the
+	// shard yet: its waiters ask every UNHEARD_MILLIS until SETTLING_MILLIS have passed
+	private void tellWhileSettling(Wanted wanted, long now) {
+		long since = wanted.settlingSince;
+		if (since == 0) {
+			return;
+		}
+		if (now - since >= TimeUnit.MILLISECONDS.toNanos(SETTLING_MILLIS)) {
+			wanted.settlingSince = 0;
+			return;
+		}
+		if (now - wanted.toldUnheard >= TimeUnit.MILLISECONDS.toNanos(UNHEARD_MILLIS)) {
+			wanted.toldUnheard = now;
+			this.events.unheard(wanted.name);
 		}
 	}
 
@@ -336,6 +374,9 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 		private volatile boolean nodeAnswers;
 
 		private volatile long toldUnheard;
+
+		// when it was subscribed again after Redis dropped it, 0 once settled
+		private volatile long settlingSince;
 
 		@Nullable private volatile CompletableFuture<Void> resubscribing;
 

@@ -49,6 +49,25 @@ class AsyncAcquisitionLincheckTests {
 		check(wakeAgainstCancel());
 	}
 
+	/**
+	 * The interleaving of {@link #wakeAgainstCancel()} that loses the wake-up, written
+	 * out: the first waiter's wake-up task has taken the wake-up (its timer is cancelled
+	 * then) when its caller cancels; the task then finds the acquisition ended and sends
+	 * nothing. Unless it hands the wake-up on, the second waiter sleeps while the lock is
+	 * free, until its timer (the old holder's lease end).
+	 */
+	@Test
+	void aWaiterCancelledRightAfterItsWakeUpHandsItOn() {
+		Client client = new Client();
+		client.anotherClientTakes();
+		client.acquire(1, true, false);
+		client.acquire(2, true, false);
+		client.quiesce();
+		client.anotherClientReleases();
+		client.asyncExecutor.onNextCancel(() -> client.cancel(1));
+		client.endsAsPromised();
+	}
+
 	private static void check(ExecutionScenario... scenarios) {
 		var options = LincheckRuns.modelChecking().iterations(0);
 		for (ExecutionScenario scenario : scenarios) {

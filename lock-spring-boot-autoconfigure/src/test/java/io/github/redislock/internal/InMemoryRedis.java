@@ -76,6 +76,11 @@ final class InMemoryRedis {
 		release(keys, "another-client:1");
 	}
 
+	/** The lock's lease ran out (or it was force-unlocked): it is free, unannounced. */
+	synchronized void expired(LockKeys keys) {
+		this.holders.remove(keys.id());
+	}
+
 	/** Delivers the replies sent so far; returns whether there was one. */
 	boolean answer() {
 		List<Runnable> due;

@@ -66,6 +66,11 @@ final class InMemoryRedis {
 		return this.holders.get(keys.id());
 	}
 
+	/** The owner's acquisition was granted, but its reply never came. */
+	synchronized void grantedWithoutReply(LockKeys keys, Owner owner) {
+		this.holders.put(keys.id(), owner.id());
+	}
+
 	/** Another client takes the lock. */
 	synchronized void takenByAnotherClient(LockKeys keys) {
 		this.holders.put(keys.id(), "another-client:1");

@@ -68,6 +68,32 @@ class AsyncAcquisitionLincheckTests {
 		client.endsAsPromised();
 	}
 
+	@Test
+	void aLockPassedToAWaiterThatGivesUpIsNotLost() {
+		check(passAgainstCancel());
+	}
+
+	// what passAgainstCancel races with, one step after the other: the lock is passed
+	// without being freed in Redis
+	@Test
+	void theReleaseOfPassAgainstCancelPassesTheLockLocally() {
+		Client client = new Client();
+		client.anotherClientTakes();
+		client.acquire(1, true, false);
+		client.acquire(2, true, false);
+		client.quiesce();
+		client.anotherClientReleases();
+		client.quiesce();
+		client.release(1);
+		client.quiesce();
+		Hold passed = client.results[2].join();
+		if (passed == null || !passed.redisOwner().equals(client.owners[1])
+				|| !client.owners[1].id().equals(client.redis.holder(KEYS))) {
+			throw new AssertionError("Not passed locally");
+		}
+		client.endsAsPromised();
+	}
+
 	private static void check(ExecutionScenario... scenarios) {
 		var options = LincheckRuns.modelChecking().iterations(0);
 		for (ExecutionScenario scenario : scenarios) {
@@ -116,7 +142,23 @@ class AsyncAcquisitionLincheckTests {
 				List.of(List.of(call(type, "cancel", 1)), List.of(call(type, "asyncThreadRuns"))), List.of());
 	}
 
+	// owner 1 holds the lock (granted as owner 2 waited, with tokens for local passes);
+	// it releases, passing the lock to owner 2, as owner 2 is cancelled
+	private static ExecutionScenario passAgainstCancel() {
+		Class<Client> type = Client.class;
+		return LincheckRuns.scenario(type,
+				List.of(call(type, "anotherClientTakes"), call(type, "acquire", 1, true, false),
+						call(type, "acquire", 2, true, false), call(type, "quiesce"),
+						call(type, "anotherClientReleases"), call(type, "quiesce")),
+				List.of(List.of(call(type, "release", 1)), List.of(call(type, "cancel", 2)),
+						List.of(call(type, "asyncThreadRuns"))),
+				List.of());
+	}
+
 	static final int OWNERS = 3;
+
+	// this client passes the lock between its owners without freeing it in Redis
+	static final int MAX_LOCAL_PASSES = 2;
 
 	static final LockKeys KEYS = ExclusiveLock.INSTANCE.keys("lincheck:", "lock");
 
@@ -141,6 +183,10 @@ class AsyncAcquisitionLincheckTests {
 
 		private final AsyncAcquisitions acquisitions;
 
+		private final LockReleases releases;
+
+		private final boolean[] released = new boolean[OWNERS];
+
 		private final Owner[] owners = new Owner[OWNERS];
 
 		@SuppressWarnings("unchecked")
@@ -156,11 +202,12 @@ class AsyncAcquisitionLincheckTests {
 			LockObservations observations = new LockObservations(ObservationRegistry.NOOP);
 			Holds holds = new Holds(this.queues);
 			HoldLedger ledger = new HoldLedger(holds, observations, new LeaseLostNotifier(List.of()));
-			LockReleases releases = new LockReleases(commands, holds, ledger, this.settlements, observations,
-					this.asyncThread, 0);
-			this.acquisitions = new AsyncAcquisitions(new Waiting(commands, this.queues, this.subscriptions, 0),
-					this.settlements, observations, ledger, new WaiterWithdrawals(commands), releases,
-					this.asyncThread);
+			this.releases = new LockReleases(commands, holds, ledger, this.settlements, observations, this.asyncThread,
+					MAX_LOCAL_PASSES);
+			LockReleases releases = this.releases;
+			this.acquisitions = new AsyncAcquisitions(
+					new Waiting(commands, this.queues, this.subscriptions, MAX_LOCAL_PASSES), this.settlements,
+					observations, ledger, new WaiterWithdrawals(commands), releases, this.asyncThread);
 			for (int i = 0; i < OWNERS; i++) {
 				this.owners[i] = Owner.handle("lincheck", i);
 			}
@@ -185,6 +232,20 @@ class AsyncAcquisitionLincheckTests {
 			CompletableFuture<@Nullable Hold> result = this.results[owner];
 			if (result != null) {
 				result.cancel(false);
+			}
+		}
+
+		/**
+		 * The owner releases the lock it was given: passed to this client's next waiter
+		 * when it can be without asking Redis, else freed there.
+		 */
+		@Operation
+		public void release(@Param(gen = IntGen.class, conf = "1:2") int owner) {
+			CompletableFuture<@Nullable Hold> result = this.results[owner];
+			if (result != null && result.isDone() && !result.isCompletedExceptionally() && result.join() != null
+					&& !this.released[owner]) {
+				this.released[owner] = true;
+				this.releases.releaseAsync(result.join(), 0);
 			}
 		}
 
@@ -249,19 +310,22 @@ class AsyncAcquisitionLincheckTests {
 			quiesce();
 			String holder = this.redis.holder(KEYS);
 			List<String> asleep = asleep();
+			Hold active = null;
 			for (int i = 0; i < OWNERS; i++) {
 				CompletableFuture<@Nullable Hold> result = this.results[i];
 				if (result == null) {
 					continue;
 				}
 				String owner = this.owners[i].id();
-				boolean holds = result.isDone() && !result.isCompletedExceptionally() && result.join() != null;
-				if (holds && !owner.equals(holder)) {
-					throw new AssertionError(owner + " was told it holds the lock, but Redis has " + holder);
-				}
-				if (!holds && owner.equals(holder) && !this.closed) {
-					throw new AssertionError(
-							owner + " holds the lock in Redis, but its caller was not given it: " + describe(result));
+				Hold hold = (result.isDone() && !result.isCompletedExceptionally()) ? result.join() : null;
+				if (hold != null && !this.released[i]) {
+					if (active != null) {
+						throw new AssertionError(active.owner().id() + " and " + owner + " both hold the lock");
+					}
+					active = hold;
+					if (!hold.redisOwner().id().equals(holder)) {
+						throw new AssertionError(owner + " was told it holds the lock, but Redis has " + holder);
+					}
 				}
 				if (result.isDone()) {
 					continue;
@@ -275,6 +339,10 @@ class AsyncAcquisitionLincheckTests {
 				if (holder == null) {
 					throw new AssertionError(owner + " sleeps while the lock is free: a wake-up was lost");
 				}
+			}
+			if (active == null && holder != null && holder.startsWith("lincheck:") && !this.closed) {
+				throw new AssertionError(
+						"Redis has the lock for " + holder + ", but no caller of this client holds it");
 			}
 		}
 

@@ -9,7 +9,12 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.ThreadIdGen;
 import org.jetbrains.lincheck.datastructures.Validate;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import io.github.redislock.LeaseExpiredException;
 
@@ -27,6 +32,22 @@ import static io.github.redislock.internal.LincheckRuns.call;
  * thread.
  */
 class HoldLedgerLincheckTests {
+
+	// the watchdog warns of every loss it finds, in every one of the runs
+	private static final Logger watchdogLog = (Logger) LoggerFactory.getLogger(LeaseWatchdog.class);
+
+	private static Level watchdogLogLevel;
+
+	@BeforeAll
+	static void quietWatchdog() {
+		watchdogLogLevel = watchdogLog.getLevel();
+		watchdogLog.setLevel(Level.ERROR);
+	}
+
+	@AfterAll
+	static void watchdogLogsAgain() {
+		watchdogLog.setLevel(watchdogLogLevel);
+	}
 
 	@Test
 	void aLostLeaseIsReportedOnceAndAReleaseIsNoLoss() {

@@ -36,6 +36,9 @@ final class InMemoryRedis {
 	// lock id -> owner id
 	private final Map<String, String> holders = new HashMap<>();
 
+	// lock id -> the fencing token of its holder's acquisition
+	private final Map<String, Long> tokens = new HashMap<>();
+
 	private long fence;
 
 	private final ArrayDeque<Runnable> replies = new ArrayDeque<>();
@@ -69,6 +72,7 @@ final class InMemoryRedis {
 	/** The owner's acquisition was granted, but its reply never came. */
 	synchronized void grantedWithoutReply(LockKeys keys, Owner owner) {
 		this.holders.put(keys.id(), owner.id());
+		this.tokens.put(keys.id(), ++this.fence);
 	}
 
 	/** Another client takes the lock. */
@@ -99,10 +103,15 @@ final class InMemoryRedis {
 
 	private synchronized LockReply acquire(LockKeys keys, Owner owner, int tokens) {
 		String holder = this.holders.get(keys.id());
-		if (holder == null || holder.equals(owner.id())) {
+		if (owner.id().equals(holder)) {
+			// a re-entry answers with the token of the holder's acquisition
+			return new LockReply.Granted(this.tokens.get(keys.id()), 1);
+		}
+		if (holder == null) {
 			this.holders.put(keys.id(), owner.id());
 			long token = this.fence + 1;
 			this.fence += tokens;
+			this.tokens.put(keys.id(), token);
 			return new LockReply.Granted(token, tokens);
 		}
 		return new LockReply.Busy(BUSY_LEASE_MILLIS);

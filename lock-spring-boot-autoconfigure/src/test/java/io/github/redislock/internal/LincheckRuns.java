@@ -18,9 +18,9 @@ import org.jetbrains.lincheck.datastructures.Validate;
  */
 final class LincheckRuns {
 
-	static final int SCENARIOS = Integer.getInteger("redislock.lincheck.scenarios", 5);
+	static final int SCENARIOS = Integer.getInteger("redislock.lincheck.scenarios", 3);
 
-	static final int INVOCATIONS = Integer.getInteger("redislock.lincheck.invocations", 100);
+	static final int INVOCATIONS = Integer.getInteger("redislock.lincheck.invocations", 40);
 
 	private LincheckRuns() {
 	}

@@ -95,11 +95,7 @@ class AsyncAcquisitionLincheckTests {
 	}
 
 	private static void check(ExecutionScenario... scenarios) {
-		var options = LincheckRuns.modelChecking().iterations(0);
-		for (ExecutionScenario scenario : scenarios) {
-			options.addCustomScenario(scenario);
-		}
-		options.check(Client.class);
+		LincheckRuns.modelChecking(scenarios).check(Client.class);
 	}
 
 	// the acquisition's grant arrives, as the caller cancels and the async thread runs

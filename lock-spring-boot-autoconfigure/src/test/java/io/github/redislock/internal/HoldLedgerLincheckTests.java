@@ -51,12 +51,8 @@ class HoldLedgerLincheckTests {
 
 	@Test
 	void aLostLeaseIsReportedOnceAndAReleaseIsNoLoss() {
-		LincheckRuns.modelChecking()
-			.threads(2)
-			.actorsPerThread(3)
-			.addCustomScenario(watchdogAgainstUnlock(true))
-			.addCustomScenario(watchdogAgainstUnlock(false))
-			.check(Ledger.class);
+		LincheckRuns.modelChecking(watchdogAgainstUnlock(true), watchdogAgainstUnlock(false)).check(Ledger.class);
+		LincheckRuns.modelChecking().threads(2).actorsPerThread(2).check(Ledger.class);
 	}
 
 	@Test

@@ -18,9 +18,12 @@ import org.jetbrains.lincheck.datastructures.Validate;
  */
 final class LincheckRuns {
 
-	static final int SCENARIOS = Integer.getInteger("redislock.lincheck.scenarios", 3);
+	static final int SCENARIOS = Integer.getInteger("redislock.lincheck.scenarios", 2);
 
-	static final int INVOCATIONS = Integer.getInteger("redislock.lincheck.invocations", 40);
+	static final int INVOCATIONS = Integer.getInteger("redislock.lincheck.invocations", 20);
+
+	// a written scenario is the race a test is about: it gets more of them
+	static final int WRITTEN_INVOCATIONS = 3 * INVOCATIONS;
 
 	private LincheckRuns() {
 	}
@@ -32,6 +35,19 @@ final class LincheckRuns {
 	 */
 	static ModelCheckingOptions modelChecking() {
 		return new ModelCheckingOptions().iterations(SCENARIOS).invocationsPerIteration(INVOCATIONS);
+	}
+
+	/**
+	 * Model checking of the written scenarios alone (see {@link #scenario}), with more
+	 * interleavings each than a random scenario gets.
+	 */
+	static ModelCheckingOptions modelChecking(ExecutionScenario... written) {
+		ModelCheckingOptions options = new ModelCheckingOptions().iterations(0)
+			.invocationsPerIteration(WRITTEN_INVOCATIONS);
+		for (ExecutionScenario scenario : written) {
+			options.addCustomScenario(scenario);
+		}
+		return options;
 	}
 
 	/**

@@ -28,18 +28,15 @@ class ReleaseSubscriptionsLincheckTests {
 	@Test
 	void aWaiterThatJoinedIsHeardAndACloseEndsEveryJoin() {
 		Class<Channels> type = Channels.class;
-		LincheckRuns.modelChecking()
-			.iterations(0)
-			.addCustomScenario(
-					scenario(List.of(call(type, "join", 1), call(type, "redisConfirms"), call(type, "leave", 1)),
-							List.of(List.of(call(type, "join", 2)), List.of(call(type, "gracePeriodEnds")))))
-			.addCustomScenario(scenario(List.of(),
-					List.of(List.of(call(type, "join", 1)), List.of(call(type, "close")),
-							List.of(call(type, "redisConfirms")))))
-			.addCustomScenario(scenario(List.of(call(type, "join", 1)),
-					List.of(List.of(call(type, "join", 2), call(type, "leave", 2)),
-							List.of(call(type, "redisConfirms"), call(type, "leave", 1)))))
-			.check(type);
+		ExecutionScenario dropAgainstJoin = scenario(
+				List.of(call(type, "join", 1), call(type, "redisConfirms"), call(type, "leave", 1)),
+				List.of(List.of(call(type, "join", 2)), List.of(call(type, "gracePeriodEnds"))));
+		ExecutionScenario closeAgainstJoin = scenario(List.of(), List.of(List.of(call(type, "join", 1)),
+				List.of(call(type, "close")), List.of(call(type, "redisConfirms"))));
+		ExecutionScenario joinAgainstLeave = scenario(List.of(call(type, "join", 1)),
+				List.of(List.of(call(type, "join", 2), call(type, "leave", 2)),
+						List.of(call(type, "redisConfirms"), call(type, "leave", 1))));
+		LincheckRuns.modelChecking(dropAgainstJoin, closeAgainstJoin, joinAgainstLeave).check(type);
 	}
 
 	private static ExecutionScenario scenario(List<Actor> before, List<List<Actor>> parallel) {

@@ -21,12 +21,12 @@ class SettlementsLincheckTests {
 
 	@Test
 	void aSettlementNeverFreesTheLockItsOwnerTookAgain() {
-		LincheckRuns.modelChecking()
-			.iterations(0)
-			.addCustomScenario(scenario(List.of(List.of(call(Owner1.class, "locksAgain")),
-					List.of(call(Owner1.class, "settlementThreadRuns")))))
-			.addCustomScenario(scenario(List.of(List.of(call(Owner1.class, "locksAgain")),
-					List.of(call(Owner1.class, "settlementThreadRuns")), List.of(call(Owner1.class, "close")))))
+		LincheckRuns
+			.modelChecking(
+					scenario(List.of(List.of(call(Owner1.class, "locksAgain")),
+							List.of(call(Owner1.class, "settlementThreadRuns")))),
+					scenario(List.of(List.of(call(Owner1.class, "locksAgain")),
+							List.of(call(Owner1.class, "settlementThreadRuns")), List.of(call(Owner1.class, "close")))))
 			.check(Owner1.class);
 	}
 

@@ -36,23 +36,15 @@ class WaitQueueLincheckTests {
 
 	@Test
 	void anExclusiveLocksReleaseIsNeverLost() {
-		LincheckRuns.modelChecking()
-			.threads(3)
-			.actorsPerThread(3)
-			.actorsAfter(1)
-			.addCustomScenario(releaseBetweenAnAttemptAndItsSleep(Exclusive.class))
-			.addCustomScenario(releaseAgainstGiveUp())
+		LincheckRuns.modelChecking(releaseBetweenAnAttemptAndItsSleep(Exclusive.class), releaseAgainstGiveUp())
 			.check(Exclusive.class);
+		LincheckRuns.modelChecking().threads(3).actorsPerThread(3).actorsAfter(1).check(Exclusive.class);
 	}
 
 	@Test
 	void aReadLocksReleaseWakesEveryReaderAlsoOneBetweenItsAttemptAndItsSleep() {
-		LincheckRuns.modelChecking()
-			.threads(3)
-			.actorsPerThread(3)
-			.actorsAfter(1)
-			.addCustomScenario(releaseBetweenAnAttemptAndItsSleep(Shared.class))
-			.check(Shared.class);
+		LincheckRuns.modelChecking(releaseBetweenAnAttemptAndItsSleep(Shared.class)).check(Shared.class);
+		LincheckRuns.modelChecking().threads(3).actorsPerThread(3).actorsAfter(1).check(Shared.class);
 	}
 
 	@Test

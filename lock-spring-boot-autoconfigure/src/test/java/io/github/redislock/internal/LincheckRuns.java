@@ -20,7 +20,7 @@ final class LincheckRuns {
 
 	static final int SCENARIOS = Integer.getInteger("redislock.lincheck.scenarios", 2);
 
-	static final int INVOCATIONS = Integer.getInteger("redislock.lincheck.invocations", 20);
+	static final int INVOCATIONS = Integer.getInteger("redislock.lincheck.invocations", 15);
 
 	// a written scenario is the race a test is about: it gets more of them
 	static final int WRITTEN_INVOCATIONS = 3 * INVOCATIONS;

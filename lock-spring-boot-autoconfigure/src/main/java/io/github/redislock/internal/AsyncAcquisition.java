@@ -124,9 +124,10 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		return this.result;
 	}
 
-	private void attempt() {
+	// false when it made no attempt because the acquisition had ended
+	private boolean attempt() {
 		if (this.result.isDone()) {
-			return;
+			return false;
 		}
 		WaitQueue queue;
 		synchronized (this) {
@@ -141,7 +142,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			// client just gave it up for others, or its callers already wait in line:
 			// it is not worth asking Redis meanwhile
 			afterAttempt(null, holdOff);
-			return;
+			return true;
 		}
 		Acquisition acquisition = this.acquisition;
 		this.messagesBefore = (queue != null) ? queue.messages() : -1;
@@ -164,6 +165,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 					this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
 				}
 			});
+		return true;
 	}
 
 	private void onReply(@Nullable LockReply reply, @Nullable Throwable failure) {
@@ -320,8 +322,11 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			// an attempt may need a connection, and making one there would wait for
 			// itself
 			this.executor.execute(() -> {
-				if (stopSleeping()) {
-					attempt();
+				WaitQueue queue = takeWakeUp();
+				if (queue != null && !attempt()) {
+					// cancelled after this took the wake-up and before it tried: the
+					// clean-up found it awake, so the next waiter tries instead here
+					queue.wakeOne();
 				}
 			});
 		}
@@ -340,6 +345,13 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		if (queue != null && queue.remove(this) && stopSleeping()) {
 			attempt();
 		}
+	}
+
+	// the queue whose wake-up this acquisition takes, or null when it is not asleep
+	// (woken already, or ended: the clean-up handed the wake-up on)
+	private synchronized @Nullable WaitQueue takeWakeUp() {
+		WaitQueue queue = this.queue;
+		return stopSleeping() ? queue : null;
 	}
 
 	private synchronized boolean stopSleeping() {

@@ -17,6 +17,14 @@ final class AsyncThread implements AutoCloseable {
 
 	@Nullable private ScheduledExecutorService executor;
 
+	AsyncThread() {
+	}
+
+	/** Uses the given executor instead of a thread of its own. */
+	AsyncThread(ScheduledExecutorService executor) {
+		this.executor = executor;
+	}
+
 	synchronized ScheduledExecutorService executor() {
 		if (this.executor == null) {
 			ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (task) -> {

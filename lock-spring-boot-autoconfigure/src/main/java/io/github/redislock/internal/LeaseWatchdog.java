@@ -54,12 +54,21 @@ final class LeaseWatchdog implements AutoCloseable {
 	 * @param clustered whether keys of different slots must go in different script calls
 	 */
 	LeaseWatchdog(LockCommands commands, Holds holds, long leaseMillis, boolean clustered, LeaseLostNotifier notifier) {
+		this(commands, holds, leaseMillis, clustered, notifier,
+				Executors.newSingleThreadScheduledExecutor(daemonThreads()));
+	}
+
+	/**
+	 * @param scheduler where the renewals run, one after another
+	 */
+	LeaseWatchdog(LockCommands commands, Holds holds, long leaseMillis, boolean clustered, LeaseLostNotifier notifier,
+			ScheduledExecutorService scheduler) {
 		this.notifier = notifier;
 		this.commands = commands;
 		this.holds = holds;
 		this.leaseMillis = leaseMillis;
 		this.batchOf = clustered ? ClusterSlotHashUtil::calculateSlot : (key) -> 0;
-		this.scheduler = Executors.newSingleThreadScheduledExecutor(daemonThreads());
+		this.scheduler = scheduler;
 		long period = Math.max(1, leaseMillis / 3);
 		this.scheduler.scheduleWithFixedDelay(this::renewAll, period, period, TimeUnit.MILLISECONDS);
 	}

@@ -24,8 +24,11 @@ import io.github.redislock.RedisLockException;
  * {@link io.github.redislock.LockOutcomeUnknownException}. What a command means is its
  * {@link LockKind}'s business; this class adds what every kind shares: time budgets,
  * replica acknowledgement, lease renewal and forcing a lock open.
+ * <p>
+ * Not final only so that the model-checking tests of the in-JVM structures (the
+ * {@code *LincheckTests}) can answer these commands in memory; nothing else extends it.
  */
-final class LockCommands {
+class LockCommands {
 
 	private final RedisCalls calls;
 

@@ -43,8 +43,12 @@ import io.github.redislock.RedisLockException;
  * connection (or a pooled one), which reconnects on Lettuce's schedule (see
  * {@link FactoryConnections}). What a failure means is {@link RedisFailures}'s to say;
  * {@link ScriptCalls} encodes the scripts the commands run.
+ * <p>
+ * Not final only so that the model-checking tests of the in-JVM structures (the
+ * {@code *LincheckTests}) can leave out the timeouts of {@link #within}, whose JDK timer
+ * thread the model checker cannot schedule; nothing else extends it.
  */
-final class RedisCalls {
+class RedisCalls {
 
 	private static final Log logger = LogFactory.getLog(RedisCalls.class);
 

@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
@@ -109,6 +110,21 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 			this.transport = new CompletableFuture<>();
 			probe(cluster, classic, keyPrefix, publishing);
 		}
+	}
+
+	/**
+	 * Subscribes through the given transport, and drops idle subscriptions on the given
+	 * janitor: for tests of this class and its users that answer in memory.
+	 * @param transport makes the transport, which tells this class what happens on its
+	 * channels
+	 */
+	ReleaseSubscriptions(RedisCalls calls, long gracePeriodMillis, Listener listener, ScheduledExecutorService janitor,
+			Function<ReleaseTransport.Events, ReleaseTransport> transport) {
+		this.listener = listener;
+		this.calls = calls;
+		this.gracePeriodMillis = gracePeriodMillis;
+		this.janitor = janitor;
+		this.transport = CompletableFuture.completedFuture(transport.apply(this));
 	}
 
 	// asked again every PROBE_RETRY_MILLIS while the Cluster cannot be reached; waiters

@@ -47,9 +47,20 @@ final class Settlements implements AutoCloseable {
 	private final ScheduledExecutorService executor;
 
 	Settlements(LockCommands commands) {
+		this(commands, settleThread());
+	}
+
+	/**
+	 * @param executor where the settlements run, one after another
+	 */
+	Settlements(LockCommands commands, ScheduledExecutorService executor) {
 		this.commands = commands;
+		this.executor = executor;
+	}
+
+	private static ScheduledExecutorService settleThread() {
 		int client = clientCount.incrementAndGet();
-		this.executor = Executors.newSingleThreadScheduledExecutor((task) -> {
+		return Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redis-lock-settle-" + client);
 			thread.setDaemon(true);
 			return thread;

@@ -1,0 +1,306 @@
+package io.github.redislock.internal;
+
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Exclusive locks in memory, for the Lincheck tests of the client's in-JVM structures
+ * only: it answers {@link LockCommands} at the seam where the client's structures call
+ * Redis, and its pub/sub through a {@link ReleaseTransport}, deterministically and
+ * without threads. What the scripts do is tested against a real Redis elsewhere; here a
+ * lock has one holder or none, and its release is announced on its channel.
+ *
+ * <p>
+ * An asynchronous command runs at once, and its reply arrives when the test says so
+ * ({@link #answer()}), as Redis' replies come on Lettuce's event loop.
+ */
+final class InMemoryRedis {
+
+	static final long BUSY_LEASE_MILLIS = 30_000;
+
+	private static final byte[] RELEASED = "released".getBytes(StandardCharsets.UTF_8);
+
+	// lock id -> owner id
+	private final Map<String, String> holders = new HashMap<>();
+
+	// lock id -> the fencing token of its holder's acquisition
+	private final Map<String, Long> tokens = new HashMap<>();
+
+	private long fence;
+
+	private final ArrayDeque<Runnable> replies = new ArrayDeque<>();
+
+	private final Commands commands = new Commands(this);
+
+	@Nullable private Transport transport;
+
+	LockCommands commands() {
+		return this.commands;
+	}
+
+	/** The pub/sub of the client's release subscriptions. */
+	synchronized ReleaseTransport transport(ReleaseTransport.Events events) {
+		this.transport = new Transport(events);
+		return this.transport;
+	}
+
+	Transport transport() {
+		Transport transport = this.transport;
+		if (transport == null) {
+			throw new IllegalStateException("No transport");
+		}
+		return transport;
+	}
+
+	synchronized @Nullable String holder(LockKeys keys) {
+		return this.holders.get(keys.id());
+	}
+
+	/** The owner's acquisition was granted, but its reply never came. */
+	synchronized void grantedWithoutReply(LockKeys keys, Owner owner) {
+		this.holders.put(keys.id(), owner.id());
+		this.tokens.put(keys.id(), ++this.fence);
+	}
+
+	/** Another client takes the lock. */
+	synchronized void takenByAnotherClient(LockKeys keys) {
+		this.holders.put(keys.id(), "another-client:1");
+	}
+
+	/** The holder releases the lock, which is announced. */
+	void releasedByAnotherClient(LockKeys keys) {
+		release(keys, "another-client:1");
+	}
+
+	/** The lock's lease ran out (or it was force-unlocked): it is free, unannounced. */
+	synchronized void expired(LockKeys keys) {
+		this.holders.remove(keys.id());
+	}
+
+	/** Delivers the replies sent so far; returns whether there was one. */
+	boolean answer() {
+		List<Runnable> due;
+		synchronized (this) {
+			due = new ArrayList<>(this.replies);
+			this.replies.clear();
+		}
+		due.forEach(Runnable::run);
+		return !due.isEmpty();
+	}
+
+	private synchronized LockReply acquire(LockKeys keys, Owner owner, int tokens) {
+		String holder = this.holders.get(keys.id());
+		if (owner.id().equals(holder)) {
+			// a re-entry answers with the token of the holder's acquisition
+			return new LockReply.Granted(this.tokens.get(keys.id()), 1);
+		}
+		if (holder == null) {
+			this.holders.put(keys.id(), owner.id());
+			long token = this.fence + 1;
+			this.fence += tokens;
+			this.tokens.put(keys.id(), token);
+			return new LockReply.Granted(token, tokens);
+		}
+		return new LockReply.Busy(BUSY_LEASE_MILLIS);
+	}
+
+	private LockReply release(LockKeys keys, String owner) {
+		synchronized (this) {
+			if (!owner.equals(this.holders.get(keys.id()))) {
+				return LockReply.NOT_HELD;
+			}
+			this.holders.remove(keys.id());
+		}
+		Transport transport = this.transport;
+		if (transport != null) {
+			transport.publish(keys.channel());
+		}
+		return new LockReply.Released(0);
+	}
+
+	private synchronized <T> CompletableFuture<T> later(T reply) {
+		CompletableFuture<T> future = new CompletableFuture<>();
+		this.replies.add(() -> future.complete(reply));
+		return future;
+	}
+
+	/**
+	 * Calls that never reach a server, for the time budgets of the structures; a future
+	 * they bound ends when it completes, never by a timeout: a time-out would need the
+	 * JDK's timer thread, which Lincheck does not schedule, and these tests fire no
+	 * timers.
+	 */
+	static RedisCalls calls() {
+		return new RedisCalls(noConnections(), 10_000) {
+
+			@Override
+			<T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
+				return command.toCompletableFuture().copy();
+			}
+
+		};
+	}
+
+	private static RedisConnectionFactory noConnections() {
+		return (RedisConnectionFactory) Proxy.newProxyInstance(InMemoryRedis.class.getClassLoader(),
+				new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
+					throw new UnsupportedOperationException("In memory: no connections");
+				});
+	}
+
+	/** The commands of the client, answered in memory. */
+	private static final class Commands extends LockCommands {
+
+		private final InMemoryRedis redis;
+
+		Commands(InMemoryRedis redis) {
+			super(calls(), null, 0);
+			this.redis = redis;
+		}
+
+		@Override
+		CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, int tokens, boolean waits,
+				long budgetNanos) {
+			return this.redis.later(this.redis.acquire(keys, owner, Math.max(1, tokens)));
+		}
+
+		@Override
+		LockReply acquire(LockKeys keys, Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits,
+				long budgetNanos) {
+			return this.redis.acquire(keys, owner, Math.max(1, tokens));
+		}
+
+		@Override
+		LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
+			return this.redis.release(keys, owner.id());
+		}
+
+		@Override
+		CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep,
+				boolean othersOnly) {
+			return CompletableFuture.completedFuture(this.redis.release(keys, owner.id()));
+		}
+
+		@Override
+		LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
+			return this.redis.acquire(keys, holder, Math.max(1, tokens));
+		}
+
+		@Override
+		CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
+			return CompletableFuture.completedFuture(continueRun(keys, holder, tokens, lease));
+		}
+
+		@Override
+		CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
+			return CompletableFuture.completedFuture(null);
+		}
+
+		@Override
+		List<Hold> renew(List<Hold> holds, long leaseMillis) {
+			List<Hold> lost = new ArrayList<>();
+			synchronized (this.redis) {
+				for (Hold hold : holds) {
+					if (!hold.redisOwner().id().equals(this.redis.holders.get(hold.keys().id()))) {
+						lost.add(hold);
+					}
+				}
+			}
+			return lost;
+		}
+
+	}
+
+	/**
+	 * Pub/sub in memory: a subscription is confirmed when the test says so
+	 * ({@link #confirm()}); a release reaches the channels subscribed by then.
+	 */
+	static final class Transport implements ReleaseTransport {
+
+		private final ReleaseTransport.Events events;
+
+		private final Map<String, CompletableFuture<Void>> sent = new HashMap<>();
+
+		private final Set<String> subscribed = new HashSet<>();
+
+		private boolean closed;
+
+		Transport(ReleaseTransport.Events events) {
+			this.events = events;
+		}
+
+		@Override
+		public CompletableFuture<Void> subscribe(String what, String channel, long deadline, Runnable sending) {
+			synchronized (this) {
+				if (!this.closed) {
+					sending.run();
+					return this.sent.computeIfAbsent(channel, (name) -> new CompletableFuture<>());
+				}
+			}
+			return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
+		}
+
+		/**
+		 * Redis confirms the subscriptions sent so far; returns whether there was one.
+		 */
+		boolean confirm() {
+			Map<String, CompletableFuture<Void>> confirmed;
+			synchronized (this) {
+				confirmed = new HashMap<>(this.sent);
+				this.sent.clear();
+				this.subscribed.addAll(confirmed.keySet());
+			}
+			// as Lettuce does, outside any monitor of the transport
+			confirmed.forEach((channel, subscription) -> {
+				this.events.subscribed(channel);
+				subscription.complete(null);
+			});
+			return !confirmed.isEmpty();
+		}
+
+		synchronized boolean isSubscribed(String channel) {
+			return this.subscribed.contains(channel);
+		}
+
+		@Override
+		public synchronized void unsubscribe(String channel) {
+			this.subscribed.remove(channel);
+		}
+
+		// fails the subscriptions under way outside its monitor, as the real transports
+		// do
+		@Override
+		public void close() {
+			List<CompletableFuture<Void>> failed;
+			synchronized (this) {
+				this.closed = true;
+				this.subscribed.clear();
+				failed = new ArrayList<>(this.sent.values());
+				this.sent.clear();
+			}
+			failed.forEach((subscription) -> subscription
+				.completeExceptionally(new IllegalStateException("The lock client is closed")));
+		}
+
+		void publish(String channel) {
+			if (isSubscribed(channel)) {
+				this.events.message(channel, RELEASED);
+			}
+		}
+
+	}
+
+}

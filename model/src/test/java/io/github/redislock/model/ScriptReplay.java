@@ -276,7 +276,7 @@ final class ScriptReplay {
 		}
 	}
 
-	private static void checkLease(String where, String what, long modelMillis, long realMillis) {
+	static void checkLease(String where, String what, long modelMillis, long realMillis) {
 		long high = modelMillis * SCALE;
 		check(where, realMillis <= high && realMillis > high - MARGIN,
 				"%s is %d ms, the model's %d (%d ms real, less at most %d)", what, realMillis, modelMillis, high,
@@ -301,11 +301,11 @@ final class ScriptReplay {
 		return value ? "1" : "0";
 	}
 
-	private static void same(String where, String what, Object expected, Object actual) {
+	static void same(String where, String what, Object expected, Object actual) {
 		check(where, Objects.equals(expected, actual), "%s %s, the model's %s", what, actual, expected);
 	}
 
-	private static void check(String where, boolean condition, String message, Object... args) {
+	static void check(String where, boolean condition, String message, Object... args) {
 		if (!condition) {
 			throw new AssertionError(where + ": " + message.formatted(args));
 		}

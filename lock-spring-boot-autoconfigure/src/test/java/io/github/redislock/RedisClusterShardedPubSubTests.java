@@ -179,7 +179,8 @@ class RedisClusterShardedPubSubTests {
 		// on the new master or (until Lettuce reads the new topology) on the demoted one,
 		// now its replica, which receives the shard's messages too
 		// how soon is not the point (a loaded machine once took longer than 10 s to learn
-		// the new topology); that the waiter is subscribed again before the release is (on
+		// the new topology); that the waiter is subscribed again before the release is
+		// (on
 		// one node or, re-subscribed while the roles changed, on both)
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(30))

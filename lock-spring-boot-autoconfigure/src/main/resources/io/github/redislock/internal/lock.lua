@@ -65,9 +65,19 @@ if ttl ~= -2 then
     -- node. The other waiters' marks stay, counted: they now wait for this owner's turn to end;
     -- this owner counts itself out.
     redis.call('hdel', KEYS[1], 'yielded-by')
-    -- counted out: this owner's own mark, and its client's if that client gave a lock up while its
-    -- threads waited (see pass.lua)
-    local out = redis.call('hdel', KEYS[1], 'w:' .. ARGV[2], 'w:' .. client)
+    -- counted out: every mark of this owner's client, its own ('w:<owner>'), its client's if that
+    -- client gave a lock up while its threads waited (see pass.lua), and those its other threads left
+    -- while another client held the lock. A mark stands for a waiter of another client than the
+    -- holder's: left counted, it would make this client's release give the lock up for nobody. Its
+    -- threads still waiting need none: the holder's client wakes them itself, and they mark again
+    -- should another client take the lock first. (Only on this path, where another client waited.)
+    local prefix = 'w:' .. client
+    local out = 0
+    for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+      if string.sub(field, 1, #prefix) == prefix then
+        out = out + redis.call('hdel', KEYS[1], field)
+      end
+    end
     if out > 0 and redis.call('hincrby', KEYS[1], 'contended', -out) <= 0 then
       redis.call('hdel', KEYS[1], 'contended')
     end

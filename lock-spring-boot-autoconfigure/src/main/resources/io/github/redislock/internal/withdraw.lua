@@ -1,10 +1,10 @@
 -- Counts a waiter of the exclusive lock out when it stops waiting without the lock (a timeout, an
 -- interrupt, a cancel), so that the holder's release does not keep the lock for nobody (see lock.lua).
--- When it was the last waiter of another client counted and the lock is kept for the other clients'
--- waiters right now (released or given up, see unlock.lua and pass.lua), nobody is left to take that
--- turn: the lock is freed, and the holder's client is told, so that its own waiters need not wait for
--- the turn's end. (A client that gave the lock up while its threads waited counts itself in too, as
--- w:<client>, see pass.lua: that mark stands for the yielding client's own threads, not for a turn.)
+-- When it was the last waiter of another client than the yielding one and the lock is kept for the
+-- other clients' waiters right now (released or given up, see unlock.lua and pass.lua), nobody is left
+-- to take that turn: the lock is freed, and the yielding client is told, so that its own waiters need
+-- not wait for the turn's end. (The yielding client's marks stand for its own threads, not for a turn:
+-- w:<client>, counted in by pass.lua, and w:<owner> of its threads refused while the lock is yielded.)
 -- The client waits for this script's answer before the waiter's call returns: a caller that gave up
 -- leaves nothing behind that could refuse anyone.
 -- KEYS[1] the lock hash
@@ -18,10 +18,24 @@ if redis.call('hdel', KEYS[1], 'w:' .. ARGV[1]) == 0 then
 end
 local left = redis.call('hincrby', KEYS[1], 'contended', -1)
 local yieldedBy = redis.call('hget', KEYS[1], 'yielded-by')
-if yieldedBy and left <= redis.call('hexists', KEYS[1], 'w:' .. yieldedBy) then
-  redis.call('del', KEYS[1])
-  redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[3], 'released')
-  return 1
+if yieldedBy then
+  -- is a waiter of another client than the yielding one still counted? The yielding client's own
+  -- marks (w:<client>, and those its threads left while the lock was yielded) wait for nobody's turn
+  local own = 'w:' .. yieldedBy
+  local others = false
+  if left > 0 then
+    for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+      if string.sub(field, 1, 2) == 'w:' and (yieldedBy == '' or string.sub(field, 1, #own) ~= own) then
+        others = true
+        break
+      end
+    end
+  end
+  if not others then
+    redis.call('del', KEYS[1])
+    redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[3], 'released')
+    return 1
+  end
 end
 if left <= 0 then
   redis.call('hdel', KEYS[1], 'contended')

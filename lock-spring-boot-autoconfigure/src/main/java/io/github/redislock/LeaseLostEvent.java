@@ -52,7 +52,20 @@ public record LeaseLostEvent(String lockName, String lockKey, String threadName,
 		 * code that dropped its handle may still be working under the lock.
 		 * @since 0.1.0
 		 */
-		ABANDONED
+		ABANDONED,
+
+		/**
+		 * This client's own clock, for a holder whose loss is awaited
+		 * ({@link LockHandle#leaseLost()}, {@link RedisLock#leaseLost()}, a method with
+		 * {@link io.github.redislock.annotation.IfLeaseLost#INTERRUPT}): no renewal of
+		 * its lease was confirmed by Redis in time (Redis stalled or unreachable, the
+		 * network parted, or this JVM paused), or a fixed lease is running out, so that
+		 * Redis could give the lock to another holder soon. Declared a tenth of the lease
+		 * before that could happen, so that the holder can stop first; the lock may still
+		 * be held in Redis, and the watchdog keeps renewing it until it is released.
+		 * @since 0.1.0
+		 */
+		CLIENT_CLOCK
 
 	}
 

@@ -2,6 +2,7 @@ package io.github.redislock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One acquisition of a lock, owned by this handle rather than by a thread: any thread
@@ -38,6 +39,32 @@ public interface LockHandle extends AutoCloseable {
 	 * Answered locally, without a round trip.
 	 */
 	long fencingToken();
+
+	/**
+	 * Completes when this client learns that the handle's lease is lost, so that work
+	 * done under the lock can stop before another holder's starts:
+	 * <ul>
+	 * <li>a renewal finds the lock gone or someone else's (within one renewal interval, a
+	 * third of {@code redis-lock.watchdog-timeout});</li>
+	 * <li>no renewal was confirmed by Redis for nine tenths of the lease (Redis stalled
+	 * or unreachable, the network parted, this JVM paused), or a fixed lease is nine
+	 * tenths gone: declared lost a tenth of the lease before Redis could give the lock to
+	 * anyone else ({@link LeaseLostEvent.DetectedBy#CLIENT_CLOCK}).</li>
+	 * </ul>
+	 * Never completes after a normal release; at once when the loss was found before.
+	 * Callbacks run on the client's watchdog or lease-watch thread: keep them short
+	 * (cancel a task, interrupt a thread, flip a flag), and use the {@code *Async}
+	 * variants for anything longer. <pre class="code">
+	 * try (LockHandle lock = locks.acquire("report", Duration.ofSeconds(3), null)) {
+	 *     Future&lt;?&gt; work = executor.submit(this::buildReport);
+	 *     lock.leaseLost().thenRun(() -&gt; work.cancel(true));
+	 *     work.get();
+	 * }
+	 * </pre>
+	 * @return a stage that completes with the loss; it cannot be completed from outside
+	 * @since 0.1.0
+	 */
+	CompletionStage<LeaseLostEvent> leaseLost();
 
 	/**
 	 * Whether this handle still holds the lock, as Redis has it: false once released, or

@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -211,6 +212,33 @@ public interface RedisLock extends Lock {
 	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
 	 */
 	long fencingToken();
+
+	/**
+	 * Completes when this client learns that the current thread's hold on this lock is
+	 * lost, as {@link LockHandle#leaseLost()} does for a handle: a renewal finds the lock
+	 * gone or someone else's, or no renewal was confirmed for nine tenths of the lease
+	 * (or a fixed lease is nine tenths gone). Never completes after the thread's last
+	 * {@link #unlock()}. Callbacks run on the client's watchdog or lease-watch thread:
+	 * keep them short. To have the holding thread interrupted, and its interrupt cleared
+	 * again once it is done, annotate the method with
+	 * {@code @DistributedLock(ifLeaseLost = IfLeaseLost.INTERRUPT)}. <pre class="code">
+	 * lock.lock();
+	 * try {
+	 *     AtomicBoolean lost = new AtomicBoolean();
+	 *     lock.leaseLost().thenRun(() -&gt; lost.set(true));
+	 *     while (!lost.get() &amp;&amp; batch.hasNext()) {
+	 *         write(batch.next(), lock.fencingToken());
+	 *     }
+	 * }
+	 * finally {
+	 *     lock.unlock();
+	 * }
+	 * </pre>
+	 * @return a stage that completes with the loss; it cannot be completed from outside
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 * @since 0.1.0
+	 */
+	CompletionStage<LeaseLostEvent> leaseLost();
 
 	/**
 	 * Frees the lock whoever holds it and wakes a waiter. For administration and recovery

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
@@ -132,6 +133,18 @@ final class AcquiredLocks {
 	}
 
 	/**
+	 * What completes when a lease of this call is found lost, one stage per lock; called
+	 * by the thread that took them.
+	 */
+	List<CompletionStage<LeaseLostEvent>> leaseLosses() {
+		List<CompletionStage<LeaseLostEvent>> losses = new ArrayList<>(this.held.size());
+		for (Held held : this.held) {
+			losses.add(held.leaseLost());
+		}
+		return losses;
+	}
+
+	/**
 	 * Releases every lock, last acquired first. A failure to release (a lease that ran
 	 * out, Redis unreachable) is logged, and added to {@code failure} when the call
 	 * itself failed; it never replaces the call's own outcome.
@@ -167,11 +180,11 @@ final class AcquiredLocks {
 	 * Releases every lock after the call returned; throws the first lost lease if the
 	 * operation asks for it, after every lock is released.
 	 * @throws LeaseExpiredException if a lease was lost and {@code ifLeaseLost} is
-	 * {@link IfLeaseLost#THROW}
+	 * {@link IfLeaseLost#THROW} or {@link IfLeaseLost#INTERRUPT}
 	 */
 	void releaseAfterReturn(IfLeaseLost ifLeaseLost, Duration holdAtLeast) {
 		LeaseExpiredException lost = releaseAll(null, holdAtLeast);
-		if (lost != null && ifLeaseLost == IfLeaseLost.THROW) {
+		if (lost != null && ifLeaseLost != IfLeaseLost.LOG) {
 			throw lost;
 		}
 	}
@@ -218,15 +231,22 @@ final class AcquiredLocks {
 	 * Cancelling it cancels {@code result}, and so releases the locks
 	 */
 	CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> result, CompletableFuture<Void> nested,
-			IfLeaseLost ifLeaseLost, Duration holdAtLeast) {
+			IfLeaseLost ifLeaseLost, Duration holdAtLeast, String method) {
 		CompletableFuture<Object> completion = new CompletableFuture<>();
+		// INTERRUPT: a lost lease cancels the call's stage, which then ends as below
+		LeaseLossWatch watch = (ifLeaseLost != IfLeaseLost.INTERRUPT) ? null
+				: LeaseLossWatch.start(leaseLosses(), (event) -> cancel(result));
 		result.whenComplete((value, resultFailure) -> {
 			Throwable failure = (resultFailure != null) ? unwrap(resultFailure) : null;
+			LeaseLostEvent stoppedBy = (watch != null) ? watch.end() : null;
 			nested.thenCompose((ignored) -> releaseAsync(failure, holdAtLeast)).thenAcceptAsync((lost) -> {
-				if (failure != null) {
+				if (stoppedBy != null) {
+					completion.completeExceptionally(LeaseLossWatch.stopped(stoppedBy, method, failure));
+				}
+				else if (failure != null) {
 					completion.completeExceptionally(failure);
 				}
-				else if (lost != null && ifLeaseLost == IfLeaseLost.THROW) {
+				else if (lost != null && ifLeaseLost != IfLeaseLost.LOG) {
 					completion.completeExceptionally(lost);
 				}
 				else {
@@ -283,6 +303,8 @@ final class AcquiredLocks {
 
 		long fencingToken();
 
+		CompletionStage<LeaseLostEvent> leaseLost();
+
 		void release(Duration holdAtLeast);
 
 		CompletableFuture<Void> releaseAsync(Duration holdAtLeast);
@@ -294,6 +316,11 @@ final class AcquiredLocks {
 		@Override
 		public long fencingToken() {
 			return this.lock.fencingToken();
+		}
+
+		@Override
+		public CompletionStage<LeaseLostEvent> leaseLost() {
+			return this.lock.leaseLost();
 		}
 
 		@Override
@@ -319,6 +346,11 @@ final class AcquiredLocks {
 		@Override
 		public long fencingToken() {
 			return this.handle.fencingToken();
+		}
+
+		@Override
+		public CompletionStage<LeaseLostEvent> leaseLost() {
+			return this.handle.leaseLost();
 		}
 
 		@Override

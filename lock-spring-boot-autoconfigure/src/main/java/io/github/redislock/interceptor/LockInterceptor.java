@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.annotation.IfLeaseLost;
@@ -131,15 +132,26 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 		Object result;
 		LockScope scope = LockScope.enter(operation, scopeNames(operation, toTake));
+		LeaseLossWatch watch = (operation.getIfLeaseLost() != IfLeaseLost.INTERRUPT) ? null
+				: LeaseLossWatch.interrupting(locks.leaseLosses());
 		try {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
+			LeaseLostEvent stoppedBy = (watch != null) ? watch.endInterrupting() : null;
 			locks.release(ex, operation.holdAtLeast(started, locks::fencingToken));
+			if (stoppedBy != null) {
+				throw LeaseLossWatch.stopped(stoppedBy, operation.describeMethod(), ex);
+			}
 			throw ex;
 		}
 		finally {
 			scope.exit();
+		}
+		LeaseLostEvent stoppedBy = (watch != null) ? watch.endInterrupting() : null;
+		if (stoppedBy != null) {
+			locks.release(null, operation.holdAtLeast(started, locks::fencingToken));
+			throw LeaseLossWatch.stopped(stoppedBy, operation.describeMethod(), null);
 		}
 		locks.releaseAfterReturn(operation.getIfLeaseLost(), operation.holdAtLeast(started, locks::fencingToken));
 		return result;
@@ -202,7 +214,8 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			return null;
 		}
 		CompletableFuture<Object> result = locks.releaseOnCompletion(stage, scope.joinedCompletion(),
-				operation.getIfLeaseLost(), operation.holdAtLeast(started, locks::fencingToken));
+				operation.getIfLeaseLost(), operation.holdAtLeast(started, locks::fencingToken),
+				operation.describeMethod());
 		for (LockScope owner : sharing) {
 			owner.join(result);
 		}
@@ -217,7 +230,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 			locks.releaseOnCompletion(
 					(failure != null) ? CompletableFuture.failedFuture(failure)
 							: CompletableFuture.completedFuture(null),
-					scope.joinedCompletion(), IfLeaseLost.LOG, holdAtLeast);
+					scope.joinedCompletion(), IfLeaseLost.LOG, holdAtLeast, "");
 		}
 		else {
 			locks.release(failure, holdAtLeast);

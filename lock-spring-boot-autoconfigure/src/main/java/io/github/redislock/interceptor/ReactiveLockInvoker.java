@@ -46,7 +46,9 @@ final class ReactiveLockInvoker {
 		// half its period, not until the end of its period in Redis' time)
 		ReactiveLocks.ReleasePolicy policy = new ReactiveLocks.ReleasePolicy(
 				operation.holdAtLeast(System.nanoTime(), () -> MinimumHold.UNKNOWN_GRANT),
-				operation.getIfLeaseLost() == IfLeaseLost.THROW, false);
+				operation.getIfLeaseLost() != IfLeaseLost.LOG, false,
+				(operation.getIfLeaseLost() != IfLeaseLost.INTERRUPT) ? null
+						: (event) -> LeaseLossWatch.stopped(event, operation.describeMethod(), null));
 		Function<LockNotAcquiredException, Publisher<Object>> ifNotAcquired = (exception) -> {
 			try {
 				Object answer = notAcquired.handle(exception);

@@ -4,10 +4,12 @@ import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.springframework.util.Assert;
 
+import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.LockHandle;
 
 /**
@@ -49,6 +51,11 @@ final class DefaultLockHandle implements LockHandle {
 	@Override
 	public long fencingToken() {
 		return this.hold.token();
+	}
+
+	@Override
+	public CompletionStage<LeaseLostEvent> leaseLost() {
+		return this.engine.leaseLost(this.hold);
 	}
 
 	@Override

@@ -2,12 +2,14 @@ package io.github.redislock.internal;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
+import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.RedisLock;
 
 /**
@@ -144,6 +146,11 @@ class DefaultRedisLock implements RedisLock {
 	@Override
 	public long fencingToken() {
 		return this.queries.fencingToken(this.keys, this.owners.currentThread());
+	}
+
+	@Override
+	public CompletionStage<LeaseLostEvent> leaseLost() {
+		return this.engine.leaseLost(this.queries.held(this.keys, this.owners.currentThread(), "no lease to watch"));
 	}
 
 	@Override

@@ -1,6 +1,8 @@
 package io.github.redislock.internal;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -46,6 +48,15 @@ final class Hold {
 	private final AtomicBoolean ended = new AtomicBoolean();
 
 	private final AtomicBoolean lost = new AtomicBoolean();
+
+	// Redis said it no longer holds the lock for this hold: nothing left to renew
+	private volatile boolean gone;
+
+	// the loss, once found; and the stage leaseLost() hands out, made on first demand
+	// (most holds never have one asked for)
+	@Nullable private volatile LeaseLostEvent lostEvent;
+
+	@Nullable private volatile CompletableFuture<LeaseLostEvent> lostStage;
 
 	private volatile int count = 1;
 
@@ -103,11 +114,24 @@ final class Hold {
 	 * Records a lease set by its owner: from then on a fixed one, which nobody renews.
 	 */
 	void lease(Lease lease) {
+		// Set before the command that changes the expiry is sent, which may shorten it:
+		// until it lands Redis keeps the old one, after it the new one from its sending
+		// at least, so the earlier of the two holds throughout.
+		long now = System.nanoTime();
+		long until = now + TimeUnit.MILLISECONDS.toNanos(lease.millis());
+		long known = surelyHeldUntilNanos();
+		this.leaseHoldsUntilNanos = (until - known < 0) ? until : known;
 		this.lease = lease;
-		// it may also have shortened the lock's expiry: nothing known ahead any more
-		this.leaseHoldsUntilNanos = System.nanoTime();
 		// set before Redis applied it: Redis' expiry comes later, so allow for that
-		this.fixedLeaseEndsNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lease.millis() + 1000);
+		this.fixedLeaseEndsNanos = now + TimeUnit.MILLISECONDS.toNanos(lease.millis() + 1000);
+	}
+
+	/**
+	 * Records that a command sent at {@code sentAtNanos} set the lock's expiry to exactly
+	 * {@code leaseMillis} (an extension, which may shorten it).
+	 */
+	void leaseReset(long sentAtNanos, long leaseMillis) {
+		this.leaseHoldsUntilNanos = sentAtNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
 	}
 
 	/**
@@ -126,12 +150,22 @@ final class Hold {
 	 * acquisition asking for that lease would not lengthen it, so it need not ask Redis.
 	 */
 	boolean leaseOutlasts(long leaseMillis) {
+		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - surelyHeldUntilNanos() <= 0;
+	}
+
+	/**
+	 * A time ({@link System#nanoTime()}) until which Redis surely keeps the lock for this
+	 * hold, as far as this client's clock can tell: the sending of the last command Redis
+	 * confirmed that set its expiry (an acquisition, a renewal, an extension) plus that
+	 * lease. Redis counts the lease from when the command arrived, later.
+	 */
+	long surelyHeldUntilNanos() {
 		long known = this.leaseHoldsUntilNanos;
 		if (this.lease.watchdog()) {
 			long renewed = this.run.confirmedAtNanos() + TimeUnit.MILLISECONDS.toNanos(this.lease.millis());
 			known = (renewed - known > 0) ? renewed : known;
 		}
-		return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - known <= 0;
+		return known;
 	}
 
 	/**
@@ -172,8 +206,63 @@ final class Hold {
 	 * @return whether this is the first time, so that one loss is reported once, whether
 	 * the watchdog, the unlock or a new acquisition finds it
 	 */
-	boolean markLost() {
+	private boolean markLost() {
 		return this.lost.compareAndSet(false, true);
+	}
+
+	/**
+	 * Records that the hold was found lost, and by what.
+	 * @return the loss to report, or {@code null} when it was found before (one loss is
+	 * reported once, whoever finds it)
+	 */
+	@Nullable LeaseLostEvent lose(LeaseLostEvent.DetectedBy detectedBy) {
+		if (!markLost()) {
+			return null;
+		}
+		LeaseLostEvent event = lostEvent(detectedBy);
+		this.lostEvent = event;
+		CompletableFuture<LeaseLostEvent> stage = this.lostStage;
+		if (stage != null) {
+			stage.complete(event);
+		}
+		return event;
+	}
+
+	/**
+	 * Completes with the loss once it is found (at once if it was); never after a
+	 * release.
+	 */
+	CompletionStage<LeaseLostEvent> leaseLost() {
+		CompletableFuture<LeaseLostEvent> stage = this.lostStage;
+		if (stage == null) {
+			synchronized (this.lost) {
+				stage = this.lostStage;
+				if (stage == null) {
+					stage = new CompletableFuture<>();
+					this.lostStage = stage;
+				}
+			}
+		}
+		// the loss may have been found between lose()'s two steps: complete it here too
+		LeaseLostEvent event = this.lostEvent;
+		if (event != null) {
+			stage.complete(event);
+		}
+		return stage.minimalCompletionStage();
+	}
+
+	/**
+	 * Whether Redis said it no longer holds the lock for this hold (a renewal found it
+	 * gone or another's): there is nothing left to renew. A hold found lost by this
+	 * client's clock alone (no renewal confirmed in time) is not gone: its renewals go
+	 * on, so that the lock stays held while its owner stops.
+	 */
+	boolean isGone() {
+		return this.gone;
+	}
+
+	void gone() {
+		this.gone = true;
 	}
 
 	/**
@@ -196,10 +285,26 @@ final class Hold {
 		return (System.nanoTime() - this.acquiredAtNanos) / 1_000_000;
 	}
 
-	LeaseLostEvent lostEvent(LeaseLostEvent.DetectedBy detectedBy) {
+	private LeaseLostEvent lostEvent(LeaseLostEvent.DetectedBy detectedBy) {
 		Lease lease = this.lease;
 		return new LeaseLostEvent(this.keys.name(), this.keys.lockKey(), this.owner.thread().getName(),
 				Duration.ofMillis(heldForMillis()), Duration.ofMillis(lease.millis()), lease.watchdog(), detectedBy);
+	}
+
+	/**
+	 * Why the client's own clock declared this hold lost ({@link LeaseDeadlines}).
+	 */
+	String describeUnconfirmed(long marginMillis) {
+		Lease lease = this.lease;
+		String why = lease.watchdog() ? "no renewal of its " + lease.describe()
+				+ " was confirmed by Redis in time (Redis stalled or " + "unreachable, or this JVM paused)"
+				: "its " + lease.describe() + " is running out";
+		String by = this.owner.isHandle() ? "by " + this.owner.describe()
+				: "by thread '" + this.owner.thread().getName() + "'";
+		return "Lock '" + this.keys.name() + "' (key '" + this.keys.lockKey() + "'), acquired " + by + " "
+				+ Durations.formatMillis(heldForMillis()) + " ago, is treated as lost: " + why
+				+ ", and Redis may give it to another holder within " + Durations.formatMillis(marginMillis)
+				+ ". Its holder is told to stop (LockHandle#leaseLost(), IfLeaseLost.INTERRUPT).";
 	}
 
 	String describeLoss() {

@@ -67,8 +67,9 @@ final class HoldLedger {
 	 * may have found it first).
 	 */
 	void reportLost(Hold hold, LeaseLostEvent.DetectedBy detectedBy) {
-		if (hold.markLost()) {
-			this.notifier.notify(hold.lostEvent(detectedBy));
+		LeaseLostEvent event = hold.lose(detectedBy);
+		if (event != null) {
+			this.notifier.notify(event);
 		}
 	}
 

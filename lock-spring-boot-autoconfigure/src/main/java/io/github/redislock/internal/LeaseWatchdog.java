@@ -73,6 +73,11 @@ final class LeaseWatchdog implements AutoCloseable {
 		this.scheduler.scheduleWithFixedDelay(this::renewAll, period, period, TimeUnit.MILLISECONDS);
 	}
 
+	/** The lease the watchdog renews, in milliseconds. */
+	long leaseMillis() {
+		return this.leaseMillis;
+	}
+
 	/** Runs another periodic task on the watchdog's thread. */
 	void scheduleAlso(Runnable task, long periodMillis) {
 		this.scheduler.scheduleWithFixedDelay(task, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
@@ -82,7 +87,7 @@ final class LeaseWatchdog implements AutoCloseable {
 	// structure less to change on every acquisition and release, and none to forget. A
 	// hold stops being renewed when it ends, is lost, or gets a fixed lease.
 	private static boolean isRenewed(Hold hold) {
-		return hold.lease().watchdog() && !hold.isLost();
+		return hold.lease().watchdog() && !hold.isGone();
 	}
 
 	int watchedCount() {
@@ -136,9 +141,14 @@ final class LeaseWatchdog implements AutoCloseable {
 		for (Hold lost : lostHolds) {
 			// a hold whose owner released it, passed it on or set its lease while the
 			// renewal was under way is not lost
-			if (!lost.isReleasing() && lost.lease().watchdog() && this.holds.contains(lost) && lost.markLost()) {
+			if (lost.isReleasing() || !lost.lease().watchdog() || !this.holds.contains(lost)) {
+				continue;
+			}
+			lost.gone();
+			LeaseLostEvent event = lost.lose(LeaseLostEvent.DetectedBy.WATCHDOG);
+			if (event != null) {
 				logger.warn(lost.describeLoss());
-				this.notifier.notify(lost.lostEvent(LeaseLostEvent.DetectedBy.WATCHDOG));
+				this.notifier.notify(event);
 				WaitQueue queue = lost.queue();
 				if (queue != null) {
 					// threads of this client waiting for it to be passed on ask Redis now
@@ -170,8 +180,9 @@ final class LeaseWatchdog implements AutoCloseable {
 		hold.ended(new IllegalStateException(ending));
 		logger.warn(ending + "; its lease is no longer renewed and ends within "
 				+ Durations.formatMillis(hold.lease().millis()));
-		if (hold.markLost()) {
-			this.notifier.notify(hold.lostEvent(LeaseLostEvent.DetectedBy.ABANDONED));
+		LeaseLostEvent event = hold.lose(LeaseLostEvent.DetectedBy.ABANDONED);
+		if (event != null) {
+			this.notifier.notify(event);
 		}
 	}
 

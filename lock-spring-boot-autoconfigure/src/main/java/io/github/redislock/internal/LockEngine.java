@@ -1,12 +1,14 @@
 package io.github.redislock.internal;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 import io.micrometer.observation.Observation;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.LockOutcomeUnknownException;
 
 /**
@@ -34,6 +36,8 @@ final class LockEngine implements AutoCloseable {
 	private final ReleaseSubscriptions subscriptions;
 
 	private final LeaseWatchdog watchdog;
+
+	private final LeaseDeadlines deadlines;
 
 	private final Settlements settlements;
 
@@ -63,6 +67,7 @@ final class LockEngine implements AutoCloseable {
 		this.holds = holds;
 		this.subscriptions = waiting.subscriptions();
 		this.watchdog = watchdog;
+		this.deadlines = new LeaseDeadlines(holds, notifier, watchdog.leaseMillis());
 		this.settlements = settlements;
 		this.observations = observations;
 		this.ledger = new HoldLedger(holds, observations, notifier);
@@ -192,6 +197,16 @@ final class LockEngine implements AutoCloseable {
 		this.releases.giveBack(hold);
 	}
 
+	/**
+	 * Completes when the hold is found lost, by Redis or by this client's clock (see
+	 * {@link LeaseDeadlines}); never after its release.
+	 */
+	CompletionStage<LeaseLostEvent> leaseLost(Hold hold) {
+		CompletionStage<LeaseLostEvent> lost = hold.leaseLost();
+		this.deadlines.watch(hold);
+		return lost;
+	}
+
 	/** Frees the lock in Redis whoever holds it; whether it was held. */
 	boolean forceRelease(LockKeys keys) {
 		return this.commands.forceRelease(keys);
@@ -210,6 +225,7 @@ final class LockEngine implements AutoCloseable {
 		// was set would undo it
 		Lease before = hold.lease();
 		hold.lease(Lease.fixed(leaseMillis));
+		long sentAt = System.nanoTime();
 		boolean held;
 		try {
 			held = this.commands.extend(hold.keys(), hold.redisOwner(), leaseMillis);
@@ -221,6 +237,9 @@ final class LockEngine implements AutoCloseable {
 		if (!held) {
 			// the watchdog, or the release, finds and reports the loss
 			hold.lease(before);
+		}
+		else {
+			hold.leaseReset(sentAt, leaseMillis);
 		}
 		return held;
 	}
@@ -254,6 +273,7 @@ final class LockEngine implements AutoCloseable {
 		this.asyncAcquisitions.close();
 		this.settlements.close();
 		this.watchdog.close();
+		this.deadlines.close();
 		this.subscriptions.close();
 	}
 

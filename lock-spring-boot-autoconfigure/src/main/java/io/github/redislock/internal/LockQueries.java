@@ -66,12 +66,21 @@ final class LockQueries {
 	 * @throws IllegalMonitorStateException when the owner holds no hold here
 	 */
 	long fencingToken(LockKeys keys, Owner owner) {
+		return held(keys, owner, "it has no fencing token").token();
+	}
+
+	/**
+	 * The owner's hold of the lock.
+	 * @param so what follows for the caller, for the message: "it has no fencing token"
+	 * @throws IllegalMonitorStateException if the owner holds no lock here
+	 */
+	Hold held(LockKeys keys, Owner owner, String so) {
 		Hold hold = this.holds.get(keys, owner);
 		if (hold == null) {
 			throw new IllegalMonitorStateException("Lock '" + keys.name() + "' is not held by the current thread " + "'"
-					+ owner.thread().getName() + "', so it has no fencing token");
+					+ owner.thread().getName() + "', so " + so);
 		}
-		return hold.token();
+		return hold;
 	}
 
 }

@@ -25,6 +25,7 @@ import reactor.core.scheduler.Scheduler;
 import org.springframework.util.Assert;
 
 import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.LeaseLostEvent;
 import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.ReactiveLock;
@@ -216,7 +217,8 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		AtomicReference<Throwable> failedRelease = new AtomicReference<>();
 		return Flux
 			.usingWhen(acquisition,
-					(handle) -> underLocks(acquirer, names, index + 1, start, waitTime, leaseTime, policy, run),
+					(handle) -> stoppedOnLoss(handle, policy,
+							underLocks(acquirer, names, index + 1, start, waitTime, leaseTime, policy, run)),
 					(handle) -> release(handle, null, policy, failedRelease),
 					(handle, failure) -> release(handle, failure, policy, failedRelease),
 					(handle) -> release(handle, new CancelledWhileHeld(), policy, failedRelease))
@@ -224,6 +226,23 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 				Throwable failure = failedRelease.get();
 				return (failure != null) ? Mono.error(failure) : Mono.empty();
 			}));
+	}
+
+	// With a stop on lost leases: the run is cancelled (its subscription, so a suspending
+	// function's coroutine too) when the handle's lease is found lost, and fails with the
+	// policy's error once it is, before its locks are released
+	private static <T> Flux<T> stoppedOnLoss(LockHandle handle, ReleasePolicy policy, Flux<T> run) {
+		Function<LeaseLostEvent, ? extends Throwable> stop = policy.stopOnLostLease();
+		if (stop == null) {
+			return run;
+		}
+		AtomicReference<@Nullable LeaseLostEvent> lost = new AtomicReference<>();
+		// suppressCancel: the run's end cancels the watch, never the loss's stage
+		Mono<LeaseLostEvent> loss = Mono.fromFuture(handle.leaseLost().toCompletableFuture(), true).doOnNext(lost::set);
+		return run.takeUntilOther(loss).concatWith(Mono.defer(() -> {
+			LeaseLostEvent event = lost.get();
+			return (event != null) ? Mono.error(stop.apply(event)) : Mono.empty();
+		}));
 	}
 
 	// The sink, not publishOn, moves the result to the scheduler, and a handle goes back
@@ -340,8 +359,15 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	 * succeeded (otherwise it is logged)
 	 * @param failOnReleaseError whether any other failed release fails a run that
 	 * succeeded (otherwise it is logged)
+	 * @param stopOnLostLease when not {@code null}, a lease found lost while the run goes
+	 * on cancels the run, which then fails with what this makes of the loss
 	 */
-	public record ReleasePolicy(Duration holdAtLeast, boolean failOnLostLease, boolean failOnReleaseError) {
+	public record ReleasePolicy(Duration holdAtLeast, boolean failOnLostLease, boolean failOnReleaseError,
+			@Nullable Function<LeaseLostEvent, ? extends Throwable> stopOnLostLease) {
+
+		public ReleasePolicy(Duration holdAtLeast, boolean failOnLostLease, boolean failOnReleaseError) {
+			this(holdAtLeast, failOnLostLease, failOnReleaseError, null);
+		}
 
 	}
 

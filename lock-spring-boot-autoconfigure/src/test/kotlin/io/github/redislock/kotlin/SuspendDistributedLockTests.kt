@@ -1,16 +1,20 @@
 package io.github.redislock.kotlin
 
+import io.github.redislock.LeaseExpiredException
 import io.github.redislock.LockNotAcquiredException
 import io.github.redislock.RedisLockClient
 import io.github.redislock.annotation.DistributedLock
+import io.github.redislock.annotation.IfLeaseLost
 import io.github.redislock.annotation.IfLocked
 import io.github.redislock.autoconfigure.RedisLockTestContexts
 import io.github.redislock.interceptor.AnnotationLockOperationSource
 import io.github.redislock.internal.LockInspector
 import io.github.redislock.testsupport.RedisServerExtension
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
@@ -124,6 +128,25 @@ class SuspendDistributedLockTests {
 	}
 
 	@Test
+	fun aLostLeaseCancelsTheCoroutineWithInterrupt() = run { context ->
+		val id = unique()
+		val cancelled = CompletableDeferred<Throwable>()
+		runBlocking {
+			val call = async(Dispatchers.Default) {
+				runCatching { context.getBean(SuspendingOrders::class.java).shipUntilLost(id, cancelled) }
+			}
+			await().atMost(TIMEOUT).until { lock(id).isLocked }
+			assertThat(lock(id).forceUnlock()).isTrue()
+			val outcome = withTimeout(TIMEOUT.toMillis()) { call.await() }
+			assertThat(outcome.exceptionOrNull()).isInstanceOf(LeaseExpiredException::class.java)
+			// the function's own coroutine saw the cancel
+			assertThat(withTimeout(TIMEOUT.toMillis()) { cancelled.await() })
+				.isInstanceOf(CancellationException::class.java)
+		}
+		awaitFree(id)
+	}
+
+	@Test
 	fun aFailureReleasesTheLockAndReachesTheCaller() = run { context ->
 		val id = unique()
 		assertThatExceptionOfType(IllegalStateException::class.java).isThrownBy {
@@ -174,7 +197,8 @@ class SuspendDistributedLockTests {
 	private fun run(test: (AssertableApplicationContext) -> Unit) {
 		ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
 			.withPropertyValues(*RedisLockTestContexts.redisProperties(redis))
-			.withPropertyValues("redis-lock.wait-time=10s")
+			// a lost lease is found within a renewal: a third of the watchdog timeout
+			.withPropertyValues("redis-lock.wait-time=10s", "redis-lock.watchdog-timeout=3s")
 			.withUserConfiguration(Services::class.java)
 			.run { context ->
 				assertThat(context).hasNotFailed()
@@ -245,6 +269,17 @@ class SuspendDistributedLockTests {
 
 		@DistributedLock(name = "order", key = ["#id"])
 		open suspend fun fail(id: String): String = throw IllegalStateException("out of stock")
+
+		@DistributedLock(name = "order", key = ["#id"], ifLeaseLost = IfLeaseLost.INTERRUPT)
+		open suspend fun shipUntilLost(id: String, cancelled: CompletableDeferred<Throwable>): String {
+			try {
+				awaitCancellation()
+			}
+			catch (ex: CancellationException) {
+				cancelled.complete(ex)
+				throw ex
+			}
+		}
 
 		// the lock as seen from Redis, by its hash's existence
 		private fun heldHere(id: String): Boolean =

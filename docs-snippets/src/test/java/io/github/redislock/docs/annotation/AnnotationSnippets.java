@@ -72,6 +72,22 @@ class AnnotationSnippets {
 		}
 		// end::lease-lost[]
 
+		// tag::lease-lost-interrupt[]
+		// Interrupted as soon as the lease is lost (the caller gets
+		// LeaseExpiredException):
+		// stop at the next blocking call instead of writing on after another holder
+		// started
+		@DistributedLock(key = "#batchId", ifLeaseLost = IfLeaseLost.INTERRUPT)
+		public void importBatch(String batchId, List<String> rows) throws InterruptedException {
+			for (String row : rows) {
+				if (Thread.interrupted()) {
+					throw new InterruptedException("lease of batch " + batchId + " lost");
+				}
+				// ... write the row
+			}
+		}
+		// end::lease-lost-interrupt[]
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

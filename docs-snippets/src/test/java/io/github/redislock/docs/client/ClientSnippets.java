@@ -3,6 +3,8 @@ package io.github.redislock.docs.client;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -100,6 +102,18 @@ class ClientSnippets {
 		CompletableFuture<Receipt> receipt = locks.withLockAsync("order:42", Duration.ofSeconds(3), null,
 				() -> shipping.shipAsync(42));
 		// end::handles[]
+	}
+
+	static void leaseLost(RedisLockClient locks, ExecutorService executor, Runnable buildReport) throws Exception {
+		// tag::lease-lost-stage[]
+		try (LockHandle lock = locks.acquire("report", Duration.ofSeconds(3), null)) {
+			Future<?> work = executor.submit(buildReport);
+			// completes when a renewal finds the lock gone, or before the lease could end
+			// with no renewal confirmed (Redis stalled, network parted, this JVM paused)
+			lock.leaseLost().thenRun(() -> work.cancel(true));
+			work.get();
+		}
+		// end::lease-lost-stage[]
 	}
 
 	static class LeaseLostAlerts {

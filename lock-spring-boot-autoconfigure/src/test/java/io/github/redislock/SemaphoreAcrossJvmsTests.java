@@ -15,6 +15,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
+import io.github.redislock.testsupport.WorkerJvm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -11,6 +11,7 @@ import java.util.Random;
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisReplicaPair;
 import io.github.redislock.testsupport.RedisServer;
+import io.github.redislock.testsupport.WorkerJvm;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;

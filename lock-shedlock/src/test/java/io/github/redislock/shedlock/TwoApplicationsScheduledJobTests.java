@@ -1,7 +1,6 @@
 package io.github.redislock.shedlock;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -22,6 +21,7 @@ import java.util.stream.Stream;
 
 import io.github.redislock.shedlock.JobPeriods.Firing;
 import io.github.redislock.testsupport.RedisServerExtension;
+import io.github.redislock.testsupport.WorkerJvm;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -195,11 +195,8 @@ class TwoApplicationsScheduledJobTests {
 	}
 
 	private static Process start(String app) throws IOException {
-		// A quick start on a small machine: compiled by C1 alone (the job is light),
-		// and one garbage collector thread.
-		return new ProcessBuilder(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-				"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-				ScheduledJobWorker.class.getName(), redis.server().host(), Integer.toString(redis.server().port()), app)
+		return new ProcessBuilder(WorkerJvm.command(ScheduledJobWorker.class, redis.server().host(),
+				Integer.toString(redis.server().port()), app))
 			.redirectErrorStream(true)
 			.start();
 	}

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.testsupport.RedisServerExtension;
+import io.github.redislock.testsupport.WorkerJvm;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -141,14 +142,9 @@ class LeaderElectionTests {
 	// the leader in a JVM of its own, started from this test's class path; returns once
 	// it leads
 	private Process startLeaderProcess(String role) throws IOException, InterruptedException {
-		String java = ProcessHandle.current()
-			.info()
-			.command()
-			.orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
 		File log = new File("target/leader-process.log");
-		Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-				LeaderProcess.class.getName(), redis.server().host(), String.valueOf(redis.server().port()), role,
-				String.valueOf(WATCHDOG_TIMEOUT.toMillis()))
+		Process process = new ProcessBuilder(WorkerJvm.command(LeaderProcess.class, redis.server().host(),
+				String.valueOf(redis.server().port()), role, String.valueOf(WATCHDOG_TIMEOUT.toMillis())))
 			.redirectError(ProcessBuilder.Redirect.to(log))
 			.start();
 		CountDownLatch granted = new CountDownLatch(1);

@@ -30,8 +30,11 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	/** Count a waiter of another client out: 1 when it was counted in, else 0. */
 	private static final RedisScript<Long> WITHDRAW = LockScripts.load("withdraw.lua", Long.class);
 
-	/** Set the remaining lease: 1 when held, 0 when not. */
-	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
+	/**
+	 * Set the remaining lease of a field's owner: 1 when held, 0 when not. Shared with
+	 * the write lock, whose writer is a field of the same shape.
+	 */
+	static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
 
 	/** Renew many owners' leases: positions of the locks no longer held. */
 	@SuppressWarnings("rawtypes")

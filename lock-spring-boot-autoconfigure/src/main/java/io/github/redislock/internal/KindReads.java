@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class KindReads {
 
-	/** A PTTL reply for a key that does not exist. */
-	static final long NO_KEY = -2;
+	/** A PTTL reply for a key that does not exist (as {@link LockReads#NO_KEY}). */
+	static final long NO_KEY = LockReads.NO_KEY;
 
 	/** Fields of an owner hash that name no holder (see lock.lua and pass.lua). */
 	private static final Set<String> LOCK_FIELDS = Set.of("token", "client", "contended", "yielded-by");

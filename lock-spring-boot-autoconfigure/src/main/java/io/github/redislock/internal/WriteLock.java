@@ -41,8 +41,8 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	/** Release one hold: holds left, 0 when no longer written, -1 when not held. */
 	private static final RedisScript<Long> UNLOCK = LockScripts.load("write-unlock.lua", Long.class);
 
-	/** Set the remaining lease of a field's owner: 1 when held, 0 when not. */
-	private static final RedisScript<Long> EXTEND = LockScripts.load("extend.lua", Long.class);
+	/** Set the remaining lease of a field's owner: the exclusive lock's script. */
+	private static final RedisScript<Long> EXTEND = ExclusiveLock.EXTEND;
 
 	/** Withdraw a waiting writer's mark: 1 when it was there. */
 	private static final RedisScript<Long> WITHDRAW = LockScripts.load("write-withdraw.lua", Long.class);

@@ -38,7 +38,7 @@ class AclTests {
 
 	/** The commands of the README's ACL rule, for the default key prefix. */
 	static final List<String> COMMANDS = List.of("evalsha", "eval", "hset", "hget", "hmget", "hexists", "hsetnx",
-			"hincrby", "hgetall", "exists", "pttl", "pexpire", "time", "get", "set", "del", "hdel", "publish",
+			"hincrby", "hgetall", "hkeys", "exists", "pttl", "pexpire", "time", "get", "set", "del", "hdel", "publish",
 			"subscribe", "unsubscribe");
 
 	/** What the README adds to the rule for read/write locks. */

@@ -68,7 +68,7 @@ class ClusterLockHistoryTests {
 			callers.add(new Caller(client, ReactiveRedisLockClient.create(client)));
 		}
 		String name = LockTestClients.uniqueName();
-		HistoryFaults faults = new HistoryFaults(cluster, "lock:{" + name + "}");
+		HistoryFaults faults = HistoryFaults.cluster(cluster, "lock:{" + name + "}");
 		long seed = Long.getLong("redislock.history.seed", System.nanoTime());
 		HistoryRun run = new HistoryRun(kind, callers, 4, BURST, name, seed);
 		List<String> violations = new ArrayList<>();

@@ -99,7 +99,7 @@ class LockHistoryTests {
 					}));
 				callers.add(new Caller(client, ReactiveRedisLockClient.create(client)));
 			}
-			HistoryFaults faults = new HistoryFaults(redis.server(), proxies, FAULT_COMMAND_TIMEOUT);
+			HistoryFaults faults = HistoryFaults.standalone(redis.server(), proxies, FAULT_COMMAND_TIMEOUT);
 			long seed = Long.getLong("redislock.history.seed", System.nanoTime());
 			HistoryRun run = new HistoryRun(kind, callers, 4, FAULT_BURST, LockTestClients.uniqueName(), seed);
 			Duration grace = FAULT_COMMAND_TIMEOUT.multipliedBy(2).plusSeconds(1);

@@ -13,6 +13,7 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisLockException;
 import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.LockMode;
 import io.github.redislock.internal.LockType;
@@ -30,7 +31,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class AcquiredLocks {
 
-	private static final Log logger = LogFactory.getLog(AcquiredLocks.class);
+	// the categories users tune (docs/monitoring.md), as the client's own
+	private static final Log leaseLogger = LogFactory.getLog("io.github.redislock.lease");
+
+	private static final Log releaseLogger = LogFactory.getLog("io.github.redislock.release");
 
 	private static final AcquiredLocks NONE = new AcquiredLocks(List.of());
 
@@ -273,8 +277,18 @@ final class AcquiredLocks {
 
 	@Nullable private static LeaseExpiredException failedToRelease(Throwable ex, @Nullable Throwable failure,
 			@Nullable LeaseExpiredException lostSoFar) {
-		// the engine's messages name the lock and say what happened
-		logger.warn(ex.getMessage());
+		// The engine's messages name the lock and say what happened. A lost lease is news
+		// for the user; Redis lost or refusing is told once by the client (logger
+		// io.github.redislock.connection), not per call.
+		if (ex instanceof LeaseExpiredException) {
+			leaseLogger.warn(ex.getMessage());
+		}
+		else if (!(ex instanceof RedisLockException)) {
+			releaseLogger.warn(ex.getMessage());
+		}
+		else if (releaseLogger.isDebugEnabled()) {
+			releaseLogger.debug(ex.getMessage());
+		}
 		if (failure != null) {
 			failure.addSuppressed(ex);
 		}

@@ -94,7 +94,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 		}
 		catch (RuntimeException ex) {
 			// Redis refused it (an ACL without UNSUBSCRIBE): subscriptions would pile up
-			logger.warn(ex.getMessage() + "; the subscription stays until the pub/sub connection closes");
+			LockLogs.pubsub.warn(ex.getMessage() + "; the subscription stays until the pub/sub connection closes");
 		}
 	}
 

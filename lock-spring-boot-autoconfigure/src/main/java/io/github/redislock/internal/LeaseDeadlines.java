@@ -7,9 +7,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.LeaseLostEvent;
@@ -30,8 +27,6 @@ import io.github.redislock.LeaseLostEvent;
  * until its command timeout cannot delay it.
  */
 final class LeaseDeadlines implements AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(LeaseDeadlines.class);
 
 	private static final AtomicInteger clientCount = new AtomicInteger();
 
@@ -109,14 +104,14 @@ final class LeaseDeadlines implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			// anything escaping here would cancel the schedule
-			logger.error("Could not watch the leases of this client's locks; trying again", ex);
+			LockLogs.lease.error("Could not watch the leases of this client's locks; trying again", ex);
 		}
 	}
 
 	private void declareLost(Hold hold) {
 		LeaseLostEvent event = hold.lose(LeaseLostEvent.DetectedBy.CLIENT_CLOCK);
 		if (event != null) {
-			logger.warn(hold.describeUnconfirmed(marginMillis(hold.lease().millis())));
+			LockLogs.lease.warn(hold.describeUnconfirmed(marginMillis(hold.lease().millis())));
 			this.notifier.notify(event);
 		}
 	}

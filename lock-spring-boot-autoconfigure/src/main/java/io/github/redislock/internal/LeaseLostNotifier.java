@@ -3,9 +3,6 @@ package io.github.redislock.internal;
 import java.util.List;
 import java.util.function.Consumer;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import io.github.redislock.LeaseLostEvent;
 
 /**
@@ -14,8 +11,6 @@ import io.github.redislock.LeaseLostEvent;
  * unlock that found the loss.
  */
 final class LeaseLostNotifier {
-
-	private static final Log logger = LogFactory.getLog(LeaseLostNotifier.class);
 
 	private final List<Consumer<LeaseLostEvent>> listeners;
 
@@ -29,7 +24,7 @@ final class LeaseLostNotifier {
 				listener.accept(event);
 			}
 			catch (RuntimeException | LinkageError | AssertionError ex) {
-				logger.warn("A lease-lost listener failed for lock '" + event.lockName() + "'", ex);
+				LockLogs.listeners.warn("A lease-lost listener failed for lock '" + event.lockName() + "'", ex);
 			}
 		}
 	}

@@ -11,12 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToIntFunction;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 import io.github.redislock.LeaseLostEvent;
+import io.github.redislock.RedisLockException;
 
 /**
  * Keeps watchdog leases alive: one thread per client renews every watchdog hold every
@@ -27,8 +25,6 @@ import io.github.redislock.LeaseLostEvent;
  * living forever.
  */
 final class LeaseWatchdog implements AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
 
 	/**
 	 * At most this many keys per renewal script, to keep each call short on the Redis
@@ -114,7 +110,7 @@ final class LeaseWatchdog implements AutoCloseable {
 		}
 		catch (Throwable ex) {
 			// anything escaping here would cancel the schedule and stop all renewals
-			logger.error("Lock lease renewal round failed; trying again next period", ex);
+			LockLogs.lease.error("Lock lease renewal round failed; trying again next period", ex);
 		}
 	}
 
@@ -125,8 +121,17 @@ final class LeaseWatchdog implements AutoCloseable {
 			renew(batch);
 		}
 		catch (RuntimeException ex) {
-			// try again next period; a lease that runs out meanwhile is found lost then
-			logger.warn("Could not renew " + batch.size() + " lock lease(s): " + ex.getMessage());
+			// try again next period; a lease that runs out meanwhile is found lost then.
+			// Redis lost or refusing is told once by RedisAvailability, not every period
+			String message = "Could not renew " + batch.size() + " lock lease(s): " + ex.getMessage();
+			if (ex instanceof RedisLockException) {
+				if (LockLogs.lease.isDebugEnabled()) {
+					LockLogs.lease.debug(message);
+				}
+			}
+			else {
+				LockLogs.lease.warn(message);
+			}
 		}
 	}
 
@@ -147,7 +152,7 @@ final class LeaseWatchdog implements AutoCloseable {
 			lost.gone();
 			LeaseLostEvent event = lost.lose(LeaseLostEvent.DetectedBy.WATCHDOG);
 			if (event != null) {
-				logger.warn(lost.describeLoss());
+				LockLogs.lease.warn(lost.describeLoss());
 				this.notifier.notify(event);
 				WaitQueue queue = lost.queue();
 				if (queue != null) {
@@ -178,7 +183,7 @@ final class LeaseWatchdog implements AutoCloseable {
 		}
 		this.holds.remove(hold);
 		hold.ended(new IllegalStateException(ending));
-		logger.warn(ending + "; its lease is no longer renewed and ends within "
+		LockLogs.lease.warn(ending + "; its lease is no longer renewed and ends within "
 				+ Durations.formatMillis(hold.lease().millis()));
 		LeaseLostEvent event = hold.lose(LeaseLostEvent.DetectedBy.ABANDONED);
 		if (event != null) {

@@ -5,9 +5,6 @@ import java.util.function.Supplier;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,8 +17,6 @@ import org.jspecify.annotations.Nullable;
  * values, for spans only. With a no-op registry nothing is allocated.
  */
 final class LockObservations {
-
-	private static final Log logger = LogFactory.getLog(LockObservations.class);
 
 	static final String ACQUIRE = "redis.lock.acquire";
 
@@ -88,7 +83,7 @@ final class LockObservations {
 			return step.get();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("A lock observation handler failed", ex);
+			LockLogs.listeners.warn("A lock observation handler failed", ex);
 			return Observation.NOOP;
 		}
 	}

@@ -14,8 +14,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -31,6 +29,7 @@ import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.ReactiveLock;
 import io.github.redislock.ReactiveRedisLockClient;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisLockException;
 
 /**
  * Locks for Reactor pipelines, built on {@link RedisLockClient#acquireAsync} and
@@ -44,8 +43,6 @@ import io.github.redislock.RedisLockClient;
  * those complete on the client's own threads, which must never run a user's work.
  */
 public final class ReactiveLocks implements ReactiveRedisLockClient {
-
-	private static final Log logger = LogFactory.getLog(ReactiveLocks.class);
 
 	/** Context key of the {@link HeldName}s of a pipeline. */
 	private static final Object HELD = new Object() {
@@ -320,8 +317,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 				failedRelease.set(cause);
 				return Mono.empty();
 			}
-			// the engine's messages name the lock and say what happened
-			logger.warn(cause.getMessage());
+			failedRelease(cause);
 			if (failure != null && !(failure instanceof CancelledWhileHeld) && failure != cause) {
 				failure.addSuppressed(cause);
 			}
@@ -331,9 +327,23 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	private static void releaseUnwanted(LockHandle handle) {
 		handle.releaseAsync().exceptionally((ex) -> {
-			logger.warn(unwrap(ex).getMessage());
+			failedRelease(unwrap(ex));
 			return null;
 		});
+	}
+
+	// The engine's messages name the lock and say what happened. A lost lease is news
+	// for the user; Redis lost or refusing is told once by the client, not per release.
+	static void failedRelease(Throwable cause) {
+		if (cause instanceof LeaseExpiredException) {
+			LockLogs.lease.warn(cause.getMessage());
+		}
+		else if (!(cause instanceof RedisLockException)) {
+			LockLogs.release.warn(cause.getMessage());
+		}
+		else if (LockLogs.release.isDebugEnabled()) {
+			LockLogs.release.debug(cause.getMessage());
+		}
 	}
 
 	// what is left of one wait shared by several locks; a wait of centuries stays one

@@ -61,12 +61,20 @@ class RedisCalls {
 
 	private final RedisFailures failures;
 
+	private final RedisAvailability availability;
+
 	RedisCalls(RedisConnectionFactory connectionFactory, long timeoutMillis) {
 		this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
 		this.factory = new FactoryConnections(connectionFactory);
 		this.own = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 				? new CommandConnection(lettuce, Duration.ofMillis(timeoutMillis)) : null;
 		this.failures = new RedisFailures(ConnectionFailures.where(connectionFactory), this.timeoutNanos, this.own);
+		this.availability = this.failures.availability();
+	}
+
+	/** What this client tells the user of Redis being lost, refusing and back. */
+	RedisAvailability availability() {
+		return this.availability;
 	}
 
 	/** Closes the client's own connection. */
@@ -114,23 +122,25 @@ class RedisCalls {
 	 */
 	<T> T call(Supplier<String> what, long extraMillis, long budgetNanos,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command) {
-		long deadline = System.nanoTime()
+		long sentAt = System.nanoTime();
+		long deadline = sentAt
 				+ Math.max(0, Math.min(this.timeoutNanos + TimeUnit.MILLISECONDS.toNanos(extraMillis), budgetNanos));
 		RedisClusterAsyncCommands<byte[], byte[]> shared = openCommands();
 		if (shared != null) {
-			return awaitUninterruptibly(what, command.apply(shared).toCompletableFuture(), deadline);
+			return answered(sentAt, awaitUninterruptibly(what, command.apply(shared).toCompletableFuture(), deadline));
 		}
 		CommandConnection own = this.own;
 		if (own != null && own.isSupported()) {
 			RedisClusterAsyncCommands<byte[], byte[]> reopened = reopen(what, own, deadline);
 			if (reopened != null) {
-				return awaitUninterruptibly(what, command.apply(reopened).toCompletableFuture(), deadline);
+				return answered(sentAt,
+						awaitUninterruptibly(what, command.apply(reopened).toCompletableFuture(), deadline));
 			}
 		}
 		RedisConnection connection = connection(what, deadline);
 		try {
 			CompletableFuture<T> future = command.apply(this.factory.nativeCommands(connection)).toCompletableFuture();
-			return awaitUninterruptibly(what, future, deadline);
+			return answered(sentAt, awaitUninterruptibly(what, future, deadline));
 		}
 		finally {
 			connection.close();
@@ -259,13 +269,14 @@ class RedisCalls {
 	private <T> CompletableFuture<T> send(Supplier<String> what, RedisClusterAsyncCommands<byte[], byte[]> commands,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, ? extends CompletionStage<T>> command, long deadline) {
 		CompletableFuture<T> reply;
+		long sentAt = System.nanoTime();
 		try {
 			reply = command.apply(commands).toCompletableFuture();
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(this.failures.translate(what, ex));
 		}
-		return within(what, reply, deadline);
+		return replyWithin(what, reply, sentAt, deadline);
 	}
 
 	private <T> CompletableFuture<T> callAsyncShared(Supplier<String> what, long timeout, long deadline,
@@ -294,6 +305,7 @@ class RedisCalls {
 					if (replyFailure != null) {
 						throw this.failures.translate(what, replyFailure);
 					}
+					this.availability.answered(deadline - timeout);
 					return result;
 				});
 		}).thenCompose((next) -> next);
@@ -312,6 +324,13 @@ class RedisCalls {
 		return awaitUninterruptibly(() -> what, command.toCompletableFuture(), deadline);
 	}
 
+	// a reply to a command sent at sentAt, or later, came: Redis is reachable (see
+	// RedisAvailability)
+	private <T> T answered(long sentAt, T reply) {
+		this.availability.answered(sentAt);
+		return reply;
+	}
+
 	/**
 	 * What {@link #await} answers, as a future: the stage's result, or by the deadline
 	 * the same failure.
@@ -328,6 +347,23 @@ class RedisCalls {
 				if (failure != null) {
 					throw this.failures.translate(what, failure);
 				}
+				return result;
+			});
+	}
+
+	// within(), for a reply to a command this class sent at sentAt: a reply tells that
+	// Redis is reachable (a stage within() waits for may be no reply, such as a
+	// subscription made long ago)
+	private <T> CompletableFuture<T> replyWithin(Supplier<String> what, CompletionStage<T> reply, long sentAt,
+			long deadline) {
+		return reply.toCompletableFuture()
+			.copy()
+			.orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+			.handle((result, failure) -> {
+				if (failure != null) {
+					throw this.failures.translate(what, failure);
+				}
+				this.availability.answered(sentAt);
 				return result;
 			});
 	}

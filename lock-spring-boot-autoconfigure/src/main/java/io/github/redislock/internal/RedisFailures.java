@@ -45,6 +45,8 @@ final class RedisFailures {
 
 	private final @Nullable CommandConnection own;
 
+	private final RedisAvailability availability;
+
 	/**
 	 * @param where where Redis is, for messages
 	 * @param timeoutNanos the command timeout
@@ -55,6 +57,34 @@ final class RedisFailures {
 		this.where = where;
 		this.timeoutNanos = timeoutNanos;
 		this.own = own;
+		this.availability = new RedisAvailability(where);
+	}
+
+	/** What this client tells the user of Redis being lost, refusing and back. */
+	RedisAvailability availability() {
+		return this.availability;
+	}
+
+	// the translated failure, told to the user once per incident (see RedisAvailability)
+	RuntimeException translate(Supplier<String> what, Throwable failure) {
+		RuntimeException translated = classify(what, failure);
+		Throwable cause = unwrap(failure);
+		if (cause instanceof RedisCommandExecutionException || cause instanceof Refused) {
+			if (!isTransientRefusal(cause) && !(cause instanceof Refused)) {
+				this.availability.refused(message(cause), String.valueOf(translated.getMessage()));
+			}
+			else {
+				this.availability.answered(System.nanoTime());
+			}
+		}
+		else if (cause instanceof TimeoutException || cause instanceof RedisCommandTimeoutException) {
+			this.availability.unreachable(
+					"no answer within " + Durations.formatMillis(timeoutMillis()) + " (redis-lock.command-timeout)");
+		}
+		else if (!(cause instanceof RedisLockException)) {
+			this.availability.unreachable(message(cause));
+		}
+		return translated;
 	}
 
 	private long timeoutMillis() {
@@ -63,7 +93,7 @@ final class RedisFailures {
 
 	// a timeout or a failed connection: unknown whether Redis ran it; an error reply:
 	// it did not
-	RuntimeException translate(Supplier<String> what, Throwable failure) {
+	private RuntimeException classify(Supplier<String> what, Throwable failure) {
 		Throwable cause = unwrap(failure);
 		// Lettuce's own expiry of the command is set to the same timeout: whichever of
 		// the two fires first, the caller reads the same
@@ -92,7 +122,11 @@ final class RedisFailures {
 				&& "The lock client is closed".equals(closed.getMessage())) {
 			return new RedisLockException("Could not " + what.get() + ": the lock client is closed", closed);
 		}
-		return ConnectionFailures.notConnected("Could not " + what.get(), this.where, timeoutMillis(), failure);
+		RedisLockException notConnected = ConnectionFailures.notConnected("Could not " + what.get(), this.where,
+				timeoutMillis(), failure);
+		this.availability.unreachable((failure != null) ? message(failure)
+				: "no connection within " + Durations.formatMillis(timeoutMillis()));
+		return notConnected;
 	}
 
 	/** The same failure, for a command known not to have been sent. */

@@ -151,8 +151,9 @@ final class Settlements implements AutoCloseable {
 			LockReply reply = this.commands.release(settlement.keys, settlement.owner, 1, KeepForNobody.NONE, false);
 			settled = true;
 			if (reply instanceof LockReply.Released) {
-				logger.info("Released lock '" + settlement.keys.name() + "' in the background: Redis still held it "
-						+ "for this client after its " + settlement.reason.what + " had failed");
+				LockLogs.release
+					.info("Released lock '" + settlement.keys.name() + "' in the background: Redis still held it "
+							+ "for this client after its " + settlement.reason.what + " had failed");
 			}
 		}
 		catch (RuntimeException ex) {

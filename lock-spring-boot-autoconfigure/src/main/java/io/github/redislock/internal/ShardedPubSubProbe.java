@@ -65,11 +65,12 @@ final class ShardedPubSubProbe {
 				return PublishMode.SHARDED;
 			}
 			boolean denied = refused.stream().anyMatch((refusal) -> refusal.contains("NOPERM"));
-			logger.warn("Releases use classic pub/sub (PUBLISH, sent to every node of the Redis Cluster), since not "
-					+ "every master takes SPUBLISH: " + String.join("; ", refused) + ". "
-					+ (denied ? "Grant the Redis user +spublish +ssubscribe +sunsubscribe (its ACL rule) "
-							: "Sharded pub/sub needs Redis 7 on every master ")
-					+ "to notify only the lock's shard, or set redis-lock.sharded-pub-sub=never to silence this");
+			LockLogs.pubsub
+				.warn("Releases use classic pub/sub (PUBLISH, sent to every node of the Redis Cluster), since not "
+						+ "every master takes SPUBLISH: " + String.join("; ", refused) + ". "
+						+ (denied ? "Grant the Redis user +spublish +ssubscribe +sunsubscribe (its ACL rule) "
+								: "Sharded pub/sub needs Redis 7 on every master ")
+						+ "to notify only the lock's shard, or set redis-lock.sharded-pub-sub=never to silence this");
 			return PublishMode.CLASSIC;
 		});
 	}

@@ -196,7 +196,7 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 			logger.debug("Could not unsubscribe from " + channel, ex);
 		}
 		catch (RuntimeException ex) {
-			logger.warn(ex.getMessage() + "; the subscription stays until the pub/sub connection closes");
+			LockLogs.pubsub.warn(ex.getMessage() + "; the subscription stays until the pub/sub connection closes");
 		}
 	}
 

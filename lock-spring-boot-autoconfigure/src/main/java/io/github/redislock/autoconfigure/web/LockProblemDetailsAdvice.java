@@ -68,7 +68,12 @@ public class LockProblemDetailsAdvice {
 	 */
 	@ExceptionHandler
 	public ResponseEntity<ProblemDetail> redisUnavailable(RedisLockException exception) {
-		logger.warn("Answering 503: " + exception.getMessage());
+		// the lock client tells once that Redis is lost or refusing (logger
+		// io.github.redislock.connection); one line per answer would flood an outage's
+		// log
+		if (logger.isDebugEnabled()) {
+			logger.debug("Answering 503: " + exception.getMessage());
+		}
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
 				"The lock service is unavailable; try again shortly");
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)

@@ -212,6 +212,21 @@ class LockCommands {
 	}
 
 	/**
+	 * Withdraws the mark a waiter of the lock left in Redis, and waits for the answer as
+	 * every call does: at most the command timeout and at most {@code budgetNanos}, not
+	 * giving way to an interrupt (which stays set).
+	 * @param budgetNanos what is left of the waiter's time (wait plus command timeout),
+	 * or {@link RedisCalls#NO_LIMIT}
+	 * @throws io.github.redislock.LockOutcomeUnknownException when no answer came in
+	 * time
+	 * @throws RedisLockException when Redis refused the script, or could not be reached
+	 */
+	void withdraw(LockKind.MarksWaiters kind, LockKeys keys, Owner owner, long budgetNanos) {
+		this.calls.call(() -> describe("withdraw a waiter of", keys), 0, budgetNanos,
+				(redis) -> announcing((mode) -> kind.withdraw(redis, keys, owner, mode)));
+	}
+
+	/**
 	 * Renews the places of these waiting owners of the lock; returns those no longer
 	 * waiting in Redis.
 	 */

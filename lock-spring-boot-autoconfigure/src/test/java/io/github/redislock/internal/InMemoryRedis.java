@@ -210,6 +210,10 @@ final class InMemoryRedis {
 		}
 
 		@Override
+		void withdraw(LockKind.MarksWaiters kind, LockKeys keys, Owner owner, long budgetNanos) {
+		}
+
+		@Override
 		List<Hold> renew(List<Hold> holds, long leaseMillis) {
 			List<Hold> lost = new ArrayList<>();
 			synchronized (this.redis) {

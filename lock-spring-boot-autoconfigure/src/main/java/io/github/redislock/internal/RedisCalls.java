@@ -43,12 +43,8 @@ import io.github.redislock.RedisLockException;
  * connection (or a pooled one), which reconnects on Lettuce's schedule (see
  * {@link FactoryConnections}). What a failure means is {@link RedisFailures}'s to say;
  * {@link ScriptCalls} encodes the scripts the commands run.
- * <p>
- * Not final only so that the model-checking tests of the in-JVM structures (the
- * {@code *LincheckTests}) can leave out the timeouts of {@link #within}, whose JDK timer
- * thread the model checker cannot schedule; nothing else extends it.
  */
-class RedisCalls {
+final class RedisCalls implements CallDeadlines {
 
 	private static final Log logger = LogFactory.getLog(RedisCalls.class);
 
@@ -92,12 +88,8 @@ class RedisCalls {
 	/** No limit of the caller's own: only the command timeout bounds a call. */
 	static final long NO_LIMIT = Long.MAX_VALUE;
 
-	/**
-	 * When a call started now must end: after the command timeout, or after what is left
-	 * of the caller's own time, whichever comes first.
-	 * @param budgetNanos what is left of the caller's time, or {@link #NO_LIMIT}
-	 */
-	long deadline(long budgetNanos) {
+	@Override
+	public long deadline(long budgetNanos) {
 		return System.nanoTime() + Math.max(0, Math.min(this.timeoutNanos, budgetNanos));
 	}
 
@@ -316,7 +308,8 @@ class RedisCalls {
 	 * What {@link #await} answers, as a future: the stage's result, or by the deadline
 	 * the same failure.
 	 */
-	<T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
+	@Override
+	public <T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
 		return within(() -> what, command, deadline);
 	}
 

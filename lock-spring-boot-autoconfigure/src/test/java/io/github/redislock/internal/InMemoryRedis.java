@@ -1,6 +1,5 @@
 package io.github.redislock.internal;
 
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -11,10 +10,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Exclusive locks in memory, for the Lincheck tests of the client's in-JVM structures
@@ -30,6 +28,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 final class InMemoryRedis {
 
 	static final long BUSY_LEASE_MILLIS = 30_000;
+
+	private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
 	private static final byte[] RELEASED = "released".getBytes(StandardCharsets.UTF_8);
 
@@ -138,83 +138,101 @@ final class InMemoryRedis {
 	}
 
 	/**
-	 * Calls that never reach a server, for the time budgets of the structures; a future
-	 * they bound ends when it completes, never by a timeout: a time-out would need the
-	 * JDK's timer thread, which Lincheck does not schedule, and these tests fire no
-	 * timers.
+	 * Time bounds of calls that never reach a server, for the time budgets of the
+	 * structures: a future they bound ends when it completes, never by a timeout: a
+	 * time-out would need the JDK's timer thread, which Lincheck does not schedule, and
+	 * these tests fire no timers.
 	 */
-	static RedisCalls calls() {
-		return new RedisCalls(noConnections(), 10_000) {
+	static CallDeadlines calls() {
+		return new CallDeadlines() {
 
 			@Override
-			<T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
+			public long deadline(long budgetNanos) {
+				return System.nanoTime() + Math.max(0, Math.min(TIMEOUT_NANOS, budgetNanos));
+			}
+
+			@Override
+			public <T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
 				return command.toCompletableFuture().copy();
 			}
 
 		};
 	}
 
-	private static RedisConnectionFactory noConnections() {
-		return (RedisConnectionFactory) Proxy.newProxyInstance(InMemoryRedis.class.getClassLoader(),
-				new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
-					throw new UnsupportedOperationException("In memory: no connections");
-				});
-	}
-
 	/** The commands of the client, answered in memory. */
-	private static final class Commands extends LockCommands {
+	private static final class Commands implements LockCommands {
 
 		private final InMemoryRedis redis;
 
 		Commands(InMemoryRedis redis) {
-			super(calls(), null, 0);
 			this.redis = redis;
 		}
 
 		@Override
-		CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, int tokens, boolean waits,
+		public long timeoutMillis() {
+			return TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NANOS);
+		}
+
+		@Override
+		public long yieldMillis() {
+			return 0;
+		}
+
+		@Override
+		public CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, int tokens, boolean waits,
 				long budgetNanos) {
 			return this.redis.later(this.redis.acquire(keys, owner, Math.max(1, tokens)));
 		}
 
 		@Override
-		LockReply acquire(LockKeys keys, Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits,
+		public LockReply acquire(LockKeys keys, Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits,
 				long budgetNanos) {
 			return this.redis.acquire(keys, owner, Math.max(1, tokens));
 		}
 
 		@Override
-		LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
+		public LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
 			return this.redis.release(keys, owner.id());
 		}
 
 		@Override
-		CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep,
+		public CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep,
 				boolean othersOnly) {
 			return CompletableFuture.completedFuture(this.redis.release(keys, owner.id()));
 		}
 
 		@Override
-		LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
+		public LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
 			return this.redis.acquire(keys, holder, Math.max(1, tokens));
 		}
 
 		@Override
-		CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
+		public CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
 			return CompletableFuture.completedFuture(continueRun(keys, holder, tokens, lease));
 		}
 
 		@Override
-		CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
+		public CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
 			return CompletableFuture.completedFuture(null);
 		}
 
 		@Override
-		void withdraw(LockKind.MarksWaiters kind, LockKeys keys, Owner owner, long budgetNanos) {
+		public void withdraw(LockKind.MarksWaiters kind, LockKeys keys, Owner owner, long budgetNanos) {
 		}
 
 		@Override
-		List<Hold> renew(List<Hold> holds, long leaseMillis) {
+		public boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
+			return owner.id().equals(this.redis.holder(keys));
+		}
+
+		@Override
+		public boolean forceRelease(LockKeys keys) {
+			String holder = this.redis.holder(keys);
+			return holder != null && this.redis.release(keys, holder) != LockReply.NOT_HELD;
+		}
+
+		@Override
+		public List<Hold> renew(List<Hold> holds, long leaseMillis) {
 			List<Hold> lost = new ArrayList<>();
 			synchronized (this.redis) {
 				for (Hold hold : holds) {

@@ -32,7 +32,8 @@ import io.github.redislock.RedisLockException;
  * waiting for the answer (at most the timeout) and gets its interrupt status back;</li>
  * <li>a call whose answer did not come is told apart from one Redis refused:
  * {@link LockOutcomeUnknownException}, so that an acquisition that may have been granted
- * can be settled;</li>
+ * can be settled; a call whose answer came just as its time ran out returns that
+ * answer;</li>
  * <li>a call that finds the connection down reconnects it at once (see
  * {@link CommandConnection}), and fails, if Redis still cannot be reached at its
  * deadline, saying why (refused, timed out, reset) and where.</li>
@@ -336,7 +337,14 @@ final class RedisCalls implements CallDeadlines {
 					// Redis runs the command anyway: wait for what it did
 					interrupted = true;
 				}
-				catch (TimeoutException | ExecutionException | CancellationException ex) {
+				catch (TimeoutException ex) {
+					if (future.cancel(false)) {
+						throw this.failures.translate(what, ex);
+					}
+					// the answer came as the time ran out: it is the answer (the next get
+					// returns it at once), not an unknown outcome
+				}
+				catch (ExecutionException | CancellationException ex) {
 					future.cancel(false);
 					throw this.failures.translate(what, ex);
 				}

@@ -88,12 +88,7 @@ final class Acquisition {
 	 * command may take.
 	 */
 	long budget() {
-		if (this.wait.isUnlimited()) {
-			return RedisCalls.NO_LIMIT;
-		}
-		long total = this.wait.nanos() + this.commandTimeoutNanos;
-		// a wait of centuries overflows: no limit then
-		return (total < 0) ? RedisCalls.NO_LIMIT : total - (System.nanoTime() - this.start);
+		return this.wait.budgetNanos(this.start, this.commandTimeoutNanos);
 	}
 
 	long remainingNanos() {

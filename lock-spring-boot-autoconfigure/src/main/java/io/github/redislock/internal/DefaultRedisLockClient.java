@@ -121,7 +121,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 		calls.connectAhead();
 		ReplicaAcknowledgement replicaAcknowledgement = (acknowledgingReplicas > 0)
 				? new ReplicaAcknowledgement(acknowledgingReplicas, acknowledgementTimeout.toMillis()) : null;
-		LockCommands commands = new LockCommands(calls, replicaAcknowledgement,
+		RedisLockCommands commands = new RedisLockCommands(calls, replicaAcknowledgement,
 				(maxLocalPasses > 0) ? YIELD_MILLIS : 0);
 		WaitQueues queues = new WaitQueues(this.clientId);
 		Holds holds = new Holds((maxLocalPasses > 0) ? queues : null);

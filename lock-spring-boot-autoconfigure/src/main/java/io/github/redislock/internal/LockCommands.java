@@ -1,77 +1,27 @@
 package io.github.redislock.internal;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.function.Function;
-
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.data.redis.core.script.RedisScript;
 
 import io.github.redislock.RedisLockException;
 
 /**
- * The writes of the engine, each one round trip run through {@link RedisCalls}: bounded
- * by the lock command timeout, safe against interrupts, failures turned into
- * {@link RedisLockException} naming the lock. A call whose answer did not come throws
- * {@link io.github.redislock.LockOutcomeUnknownException}. What a command means is its
- * {@link LockKind}'s business; this class adds what every kind shares: time budgets,
- * replica acknowledgement, lease renewal and forcing a lock open.
- * <p>
- * Not final only so that the model-checking tests of the in-JVM structures (the
- * {@code *LincheckTests}) can answer these commands in memory; nothing else extends it.
+ * The commands the client's in-JVM structures send to Redis to take, pass on, release,
+ * keep and give up locks ({@link LockAcquirer}, {@link AsyncAcquisition},
+ * {@link LockReleases}, {@link LocalPasses}, {@link Settlements},
+ * {@link WaiterWithdrawals}, {@link LeaseWatchdog}, {@link LockEngine}), each one round
+ * trip: {@link RedisLockCommands}. The seam where the model-checking tests of those
+ * structures (the {@code *LincheckTests}) answer in memory instead.
  */
-class LockCommands {
-
-	private final RedisCalls calls;
-
-	@Nullable private final ReplicaAcknowledgement acknowledgement;
-
-	private final long yieldMillis;
-
-	// known once the client has asked its Cluster whether it takes SPUBLISH (at once on
-	// other topologies): until then, commands that announce wait for the answer, since
-	// waiters of other clients may already listen the sharded way and would not hear a
-	// classic announcement
-	private final CompletableFuture<PublishMode> publishMode = new CompletableFuture<>();
+interface LockCommands {
 
 	/**
-	 * @param yieldMillis how long a lock freed while another client waits stays reserved
-	 * for the other clients (see {@link LocalRun}), 0 to free it for anybody
+	 * The lock command timeout: the longest a command takes when its caller has no limit.
 	 */
-	LockCommands(RedisCalls calls, @Nullable ReplicaAcknowledgement acknowledgement, long yieldMillis) {
-		this.calls = calls;
-		this.acknowledgement = acknowledgement;
-		this.yieldMillis = yieldMillis;
-	}
-
-	long timeoutMillis() {
-		return this.calls.timeoutMillis();
-	}
-
-	/** Announce releases this way; told once. */
-	void publishWith(PublishMode mode) {
-		this.publishMode.complete(mode);
-	}
-
-	// the command, once the publish mode is known: at once, but for the first
-	// milliseconds of a client on a Cluster
-	private <T> CompletionStage<T> announcing(Function<PublishMode, ? extends CompletionStage<T>> command) {
-		PublishMode mode = this.publishMode.getNow(null);
-		return (mode != null) ? command.apply(mode) : this.publishMode.thenCompose(command);
-	}
+	long timeoutMillis();
 
 	/** How long a lock given up for other clients stays reserved for them. */
-	long yieldMillis() {
-		return this.yieldMillis;
-	}
+	long yieldMillis();
 
 	/**
 	 * Runs the acquire command.
@@ -82,54 +32,14 @@ class LockCommands {
 	 * or {@link RedisCalls#NO_LIMIT}
 	 */
 	LockReply acquire(LockKeys keys, Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits,
-			long budgetNanos) {
-		// a re-entry changes no ownership, so a failover cannot turn it into a double
-		// grant: it needs no acknowledgement
-		ReplicaAcknowledgement acknowledgement = (holdsBefore == 0) ? this.acknowledgement : null;
-		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
-		return this.calls.call(() -> describe("acquire", keys), extra, budgetNanos, (redis) -> {
-			CompletionStage<LockReply> reply = keys.kind()
-				.acquire(redis, keys, owner, lease, holdsBefore, tokens, waits);
-			return (acknowledgement != null)
-					? reply.thenCompose((granted) -> acknowledged(redis, keys, owner, granted, acknowledgement))
-					: reply;
-		});
-	}
+			long budgetNanos);
 
 	/**
 	 * Runs the acquire command of an owner that holds nothing yet, as {@link #acquire}
 	 * does, without waiting: the future fails as {@link #acquire} throws.
 	 */
 	CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, int tokens, boolean waits,
-			long budgetNanos) {
-		ReplicaAcknowledgement acknowledgement = this.acknowledgement;
-		long extra = (acknowledgement != null) ? acknowledgement.timeoutMillis() : 0;
-		return this.calls.callAsync(() -> describe("acquire", keys), extra, budgetNanos, (redis) -> {
-			CompletionStage<LockReply> reply = keys.kind().acquire(redis, keys, owner, lease, 0, tokens, waits);
-			return (acknowledgement != null)
-					? reply.thenCompose((granted) -> acknowledged(redis, keys, owner, granted, acknowledgement))
-					: reply;
-		});
-	}
-
-	// The WAIT goes on the connection that ran the script: it counts that connection's
-	// writes. An acquisition that is not acknowledged, or whose WAIT fails, is released
-	// again, so that nothing is left held that no hold of this client knows of.
-	private CompletionStage<LockReply> acknowledged(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, LockReply reply, ReplicaAcknowledgement acknowledgement) {
-		if (!(reply instanceof LockReply.Granted)) {
-			return CompletableFuture.completedFuture(reply);
-		}
-		return acknowledgement.waitFor(redis, keys).handle((acknowledged, failure) -> {
-			if (failure == null && acknowledgement.isEnough(acknowledged)) {
-				return CompletableFuture.completedFuture(reply);
-			}
-			RedisFailures.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
-					: new RedisFailures.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
-			return announcing((mode) -> keys.kind().release(redis, keys, owner, 1, KeepForNobody.NONE, 0, false, mode))
-				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
-		}).thenCompose((next) -> next);
-	}
+			long budgetNanos);
 
 	/**
 	 * Runs the release command for one hold.
@@ -138,158 +48,52 @@ class LockCommands {
 	 * @param othersOnly whether this client wakes its own waiters for the lock itself
 	 * (see {@link LockKind#release})
 	 */
-	LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
-		long sentAt = System.nanoTime();
-		LockReply reply = this.calls.call(() -> describe("release", keys), (redis) -> announcing((mode) -> keys.kind()
-			.release(redis, keys, owner, holdsBefore, keep, this.yieldMillis, othersOnly, mode)));
-		if (reply != LockReply.NOT_HELD) {
-			return reply;
-		}
-		return this.calls.await(describe("release", keys), ranBeforeItWasResent(reply, sentAt),
-				this.calls.deadline(RedisCalls.NO_LIMIT));
-	}
+	LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly);
 
 	/** Runs the release command as {@link #release} does, without waiting. */
 	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep,
-			boolean othersOnly) {
-		long sentAt = System.nanoTime();
-		return this.calls
-			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
-					(redis) -> announcing((mode) -> keys.kind()
-						.release(redis, keys, owner, holdsBefore, keep, this.yieldMillis, othersOnly, mode)))
-			.thenCompose((reply) -> (reply != LockReply.NOT_HELD) ? CompletableFuture.completedFuture(reply)
-					: ranBeforeItWasResent(reply, sentAt));
-	}
-
-	// Lettuce sends a command again on the connection it reconnected when the connection
-	// was lost before the answer came: a release that Redis had run then runs twice, and
-	// the second finds the owner gone ("not held"), though it was this release that freed
-	// the lock, not a lease that ran out. So "not held" from the very server instance the
-	// release first went to, over a connection lost meanwhile, is a release; from another
-	// instance (Redis restarted without the lock, a replica promoted) it is a lost lock.
-	// What it would misread is a lease that ran out, or a force-unlock, while that very
-	// release was on its way; the watchdog and the fencing token still tell of those.
-	private CompletableFuture<LockReply> ranBeforeItWasResent(LockReply reply, long sentAt) {
-		return this.calls.resentToTheSameServer(sentAt).thenApply((resent) -> resent ? LockReply.released(0L) : reply);
-	}
+			boolean othersOnly);
 
 	/**
 	 * Runs the command that lets this client go on passing the lock among its owners; see
 	 * {@link LockKind#continueRun}.
 	 */
-	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
-		LockKind.PassesLocally kind = passing(keys);
-		return this.calls.call(() -> describe("pass on", keys), (redis) -> announcing(
-				(mode) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true, mode)));
-	}
+	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease);
 
 	/**
 	 * Asks, without waiting, whether this client may go on passing the lock once the
 	 * run's tokens are spent, and if so reserves the next tokens; gives nothing up (see
 	 * {@link LocalRun#askedAhead}).
 	 */
-	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
-		LockKind.PassesLocally kind = passing(keys);
-		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT, (redis) -> announcing(
-				(mode) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false, mode)));
-	}
-
-	// only a hold of a kind that passes locally joins a local run (see Holds#add)
-	private static LockKind.PassesLocally passing(LockKeys keys) {
-		if (keys.kind() instanceof LockKind.PassesLocally kind) {
-			return kind;
-		}
-		throw new IllegalStateException("The " + keys + " is not passed among owners of one client");
-	}
+	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease);
 
 	/**
 	 * Withdraws the mark a waiter of the lock left in Redis, without waiting for the
 	 * answer; a failure only leaves the mark until it expires.
 	 */
-	CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
-		return this.calls.callAsync(() -> describe("withdraw a waiter of", keys), 0, RedisCalls.NO_LIMIT,
-				(redis) -> announcing((mode) -> kind.withdraw(redis, keys, owner, mode)));
-	}
+	CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner);
 
 	/**
-	 * Renews the places of these waiting owners of the lock; returns those no longer
-	 * waiting in Redis.
+	 * Withdraws the mark a waiter of the lock left in Redis, and waits for the answer as
+	 * every call does: at most the command timeout and at most {@code budgetNanos}, not
+	 * giving way to an interrupt (which stays set).
+	 * @param budgetNanos what is left of the waiter's time (wait plus command timeout),
+	 * or {@link RedisCalls#NO_LIMIT}
+	 * @throws io.github.redislock.LockOutcomeUnknownException when no answer came in time
+	 * @throws RedisLockException when Redis refused the script, or could not be reached
 	 */
-	List<String> keepAlive(LockKind.KeepsWaitersAlive kind, LockKeys keys, List<String> owners) {
-		List<Object> missing = this.calls.call(() -> describe("renew " + owners.size() + " waiter(s) of", keys),
-				(redis) -> announcing((mode) -> kind.keepAlive(redis, keys, owners, mode)));
-		List<String> gone = new ArrayList<>();
-		if (missing != null) {
-			for (Object owner : missing) {
-				gone.add((owner instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
-						: String.valueOf(owner));
-			}
-		}
-		return gone;
-	}
+	void withdraw(LockKind.MarksWaiters kind, LockKeys keys, Owner owner, long budgetNanos);
 
 	/** Sets what is left of the owner's lease; false when it no longer holds the lock. */
-	boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
-		return this.calls.call(() -> describe("extend the lease of", keys),
-				(redis) -> keys.kind().extend(redis, keys, owner, leaseMillis));
-	}
+	boolean extend(LockKeys keys, Owner owner, long leaseMillis);
 
-	boolean forceRelease(LockKeys keys) {
-		return Boolean.TRUE.equals(this.calls.call(() -> describe("force-unlock", keys),
-				(redis) -> announcing((mode) -> keys.kind().forceRelease(redis, keys, mode))));
-	}
+	/** Frees the lock in Redis whoever holds it; whether it was held. */
+	boolean forceRelease(LockKeys keys);
 
 	/**
-	 * Renews the given watchdog holds (all in one slot); returns those no longer held.
-	 * Each kind renews its holds with its renewal script (kinds with one layout share
-	 * one); the scripts of a batch with several go out together, pipelined, so that a
-	 * renewal stays one round trip.
+	 * Renews the given watchdog holds (all in one slot), in one round trip; returns those
+	 * no longer held.
 	 */
-	@SuppressWarnings("rawtypes")
-	List<Hold> renew(List<Hold> holds, long leaseMillis) {
-		Map<RedisScript<List>, List<Hold>> byScript = new LinkedHashMap<>();
-		for (Hold hold : holds) {
-			byScript.computeIfAbsent(hold.keys().kind().renewal(), (script) -> new ArrayList<>()).add(hold);
-		}
-		List<List<Hold>> groups = List.copyOf(byScript.values());
-		List<List<Object>> lostPositions = this.calls.call(() -> "renew " + holds.size() + " lock lease(s)",
-				(redis) -> {
-					List<CompletableFuture<List<Object>>> replies = new ArrayList<>(groups.size());
-					for (List<Hold> group : groups) {
-						replies.add(renew(redis, group, leaseMillis).toCompletableFuture());
-					}
-					return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
-						.thenApply((done) -> replies.stream().map(CompletableFuture::join).toList());
-				});
-		List<Hold> lost = new ArrayList<>();
-		for (int g = 0; g < groups.size(); g++) {
-			List<Object> positions = lostPositions.get(g);
-			if (positions != null) {
-				for (Object position : positions) {
-					lost.add(groups.get(g).get(((Number) position).intValue() - 1));
-				}
-			}
-		}
-		return lost;
-	}
-
-	// holds whose kinds renew with one script, in one call
-	private static CompletionStage<List<Object>> renew(RedisClusterAsyncCommands<byte[], byte[]> redis,
-			List<Hold> holds, long leaseMillis) {
-		List<String> keys = new ArrayList<>(holds.size());
-		String[] args = new String[holds.size() + 1];
-		args[0] = Long.toString(leaseMillis);
-		for (int i = 0; i < holds.size(); i++) {
-			Hold hold = holds.get(i);
-			LockKind kind = hold.keys().kind();
-			kind.addRenewKeys(hold.keys(), keys);
-			args[i + 1] = kind.field(hold.redisOwner());
-		}
-		return ScriptCalls.script(redis, holds.get(0).keys().kind().renewal(), ScriptOutputType.MULTI, keys, args);
-	}
-
-	static String describe(String operation, LockKeys keys) {
-		return operation + " lock '" + keys.name() + "' (key '" + keys.lockKey() + "')";
-	}
+	List<Hold> renew(List<Hold> holds, long leaseMillis);
 
 }

@@ -11,7 +11,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * One kind of lock, as one unit: its key layout, its scripts and how their replies read,
  * how its leases are renewed and how its state reads for the {@code locks} endpoint. The
- * engine runs the kind's commands through {@link LockCommands} (timeouts, replica
+ * engine runs the kind's commands through {@link RedisLockCommands} (timeouts, replica
  * acknowledgement), keeps the holds, renews leases and makes waiters wait, and never
  * names a kind: it asks the kind. {@link LockType} lists the kinds.
  * <p>

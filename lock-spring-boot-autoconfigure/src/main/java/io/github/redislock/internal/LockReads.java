@@ -36,13 +36,14 @@ final class LockReads {
 	 * trip.
 	 */
 	boolean exists(LockKeys keys) {
-		return Boolean.TRUE.equals(this.calls.call(() -> LockCommands.describe("read", keys),
+		return Boolean.TRUE.equals(this.calls.call(() -> RedisLockCommands.describe("read", keys),
 				(redis) -> keys.kind().isLocked(redis, keys)));
 	}
 
 	/** What Redis holds for the lock, read by its kind in one round trip. */
 	KindState state(LockKeys keys) {
-		return this.calls.call(() -> LockCommands.describe("read", keys), (redis) -> keys.kind().state(redis, keys));
+		return this.calls.call(() -> RedisLockCommands.describe("read", keys),
+				(redis) -> keys.kind().state(redis, keys));
 	}
 
 	/**
@@ -74,7 +75,7 @@ final class LockReads {
 
 	/** This owner's hold count as Redis has it. */
 	int holdCount(LockKeys keys, Owner owner) {
-		byte[] count = this.calls.call(() -> LockCommands.describe("read", keys),
+		byte[] count = this.calls.call(() -> RedisLockCommands.describe("read", keys),
 				(redis) -> redis.hget(ScriptCalls.bytes(keys.lockKey()), ScriptCalls.bytes(keys.field(owner))));
 		return (count != null) ? Integer.parseInt(text(count)) : 0;
 	}
@@ -84,13 +85,13 @@ final class LockReads {
 	 * owner does not hold the lock.
 	 */
 	long remainingLeaseMillis(LockKeys keys, Owner owner) {
-		Long left = this.calls.call(() -> LockCommands.describe("read", keys),
+		Long left = this.calls.call(() -> RedisLockCommands.describe("read", keys),
 				(redis) -> keys.kind().holderLeaseMillis(redis, keys, owner));
 		return (left != null) ? left : NO_KEY;
 	}
 
 	long remainingLeaseMillis(LockKeys keys) {
-		Long ttl = this.calls.call(() -> LockCommands.describe("read", keys),
+		Long ttl = this.calls.call(() -> RedisLockCommands.describe("read", keys),
 				(redis) -> redis.pttl(ScriptCalls.bytes(keys.lockKey())));
 		return (ttl != null) ? ttl : NO_KEY;
 	}

@@ -32,7 +32,8 @@ import io.github.redislock.RedisLockException;
  * waiting for the answer (at most the timeout) and gets its interrupt status back;</li>
  * <li>a call whose answer did not come is told apart from one Redis refused:
  * {@link LockOutcomeUnknownException}, so that an acquisition that may have been granted
- * can be settled;</li>
+ * can be settled; a call whose answer came just as its time ran out returns that
+ * answer;</li>
  * <li>a call that finds the connection down reconnects it at once (see
  * {@link CommandConnection}), and fails, if Redis still cannot be reached at its
  * deadline, saying why (refused, timed out, reset) and where.</li>
@@ -43,12 +44,8 @@ import io.github.redislock.RedisLockException;
  * connection (or a pooled one), which reconnects on Lettuce's schedule (see
  * {@link FactoryConnections}). What a failure means is {@link RedisFailures}'s to say;
  * {@link ScriptCalls} encodes the scripts the commands run.
- * <p>
- * Not final only so that the model-checking tests of the in-JVM structures (the
- * {@code *LincheckTests}) can leave out the timeouts of {@link #within}, whose JDK timer
- * thread the model checker cannot schedule; nothing else extends it.
  */
-class RedisCalls {
+final class RedisCalls implements CallDeadlines {
 
 	private static final Log logger = LogFactory.getLog(RedisCalls.class);
 
@@ -100,12 +97,8 @@ class RedisCalls {
 	/** No limit of the caller's own: only the command timeout bounds a call. */
 	static final long NO_LIMIT = Long.MAX_VALUE;
 
-	/**
-	 * When a call started now must end: after the command timeout, or after what is left
-	 * of the caller's own time, whichever comes first.
-	 * @param budgetNanos what is left of the caller's time, or {@link #NO_LIMIT}
-	 */
-	long deadline(long budgetNanos) {
+	@Override
+	public long deadline(long budgetNanos) {
 		return System.nanoTime() + Math.max(0, Math.min(this.timeoutNanos, budgetNanos));
 	}
 
@@ -335,7 +328,8 @@ class RedisCalls {
 	 * What {@link #await} answers, as a future: the stage's result, or by the deadline
 	 * the same failure.
 	 */
-	<T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
+	@Override
+	public <T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
 		return within(() -> what, command, deadline);
 	}
 
@@ -379,7 +373,14 @@ class RedisCalls {
 					// Redis runs the command anyway: wait for what it did
 					interrupted = true;
 				}
-				catch (TimeoutException | ExecutionException | CancellationException ex) {
+				catch (TimeoutException ex) {
+					if (future.cancel(false)) {
+						throw this.failures.translate(what, ex);
+					}
+					// the answer came as the time ran out: it is the answer (the next get
+					// returns it at once), not an unknown outcome
+				}
+				catch (ExecutionException | CancellationException ex) {
 					future.cancel(false);
 					throw this.failures.translate(what, ex);
 				}

@@ -61,7 +61,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 	/** How often a client asks again whether its Cluster takes sharded pub/sub. */
 	private static final long PROBE_RETRY_MILLIS = 1000;
 
-	private final RedisCalls calls;
+	private final CallDeadlines deadlines;
 
 	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
@@ -85,7 +85,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 			String clientChannel, long gracePeriodMillis, Listener listener, ShardedPubSub sharded,
 			Consumer<PublishMode> publishing) {
 		this.listener = listener;
-		this.calls = calls;
+		this.deadlines = calls;
 		this.gracePeriodMillis = gracePeriodMillis;
 		this.janitor = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redis-lock-unsubscribe-" + threadCount.incrementAndGet());
@@ -108,7 +108,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 			// asked when the client starts, not at the first wait: releases wait for
 			// the answer
 			this.transport = new CompletableFuture<>();
-			probe(cluster, classic, keyPrefix, publishing);
+			probe(calls, cluster, classic, keyPrefix, publishing);
 		}
 	}
 
@@ -118,10 +118,10 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 	 * @param transport makes the transport, which tells this class what happens on its
 	 * channels
 	 */
-	ReleaseSubscriptions(RedisCalls calls, long gracePeriodMillis, Listener listener, ScheduledExecutorService janitor,
-			Function<ReleaseTransport.Events, ReleaseTransport> transport) {
+	ReleaseSubscriptions(CallDeadlines deadlines, long gracePeriodMillis, Listener listener,
+			ScheduledExecutorService janitor, Function<ReleaseTransport.Events, ReleaseTransport> transport) {
 		this.listener = listener;
-		this.calls = calls;
+		this.deadlines = deadlines;
 		this.gracePeriodMillis = gracePeriodMillis;
 		this.janitor = janitor;
 		this.transport = CompletableFuture.completedFuture(transport.apply(this));
@@ -129,15 +129,15 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 
 	// asked again every PROBE_RETRY_MILLIS while the Cluster cannot be reached; waiters
 	// meanwhile wait for the answer within their own time
-	private void probe(RedisClusterClient cluster, ReleaseTransport classic, String keyPrefix,
+	private void probe(RedisCalls calls, RedisClusterClient cluster, ReleaseTransport classic, String keyPrefix,
 			Consumer<PublishMode> publishing) {
-		ShardedPubSubProbe.probe(this.calls, keyPrefix).whenComplete((mode, failure) -> {
+		ShardedPubSubProbe.probe(calls, keyPrefix).whenComplete((mode, failure) -> {
 			if (failure == null) {
 				publishing.accept(mode);
 				ReleaseTransport chosen = classic;
 				try {
 					if (mode == PublishMode.SHARDED) {
-						chosen = new ShardedTransport(cluster, this.calls, this.janitor, this);
+						chosen = new ShardedTransport(cluster, calls, this.janitor, this);
 					}
 				}
 				catch (RejectedExecutionException closed) {
@@ -152,7 +152,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 			}
 			logger.debug("Could not ask the Redis Cluster whether it takes sharded pub/sub; asking again", failure);
 			try {
-				this.janitor.schedule(() -> probe(cluster, classic, keyPrefix, publishing), PROBE_RETRY_MILLIS,
+				this.janitor.schedule(() -> probe(calls, cluster, classic, keyPrefix, publishing), PROBE_RETRY_MILLIS,
 						TimeUnit.MILLISECONDS);
 			}
 			catch (RejectedExecutionException closed) {
@@ -199,7 +199,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 	 * that waited for that subscription
 	 */
 	CompletableFuture<Membership> join(LockKeys keys, long budgetNanos) {
-		long deadline = this.calls.deadline(budgetNanos);
+		long deadline = this.deadlines.deadline(budgetNanos);
 		for (;;) {
 			Channel channel = this.channels.computeIfAbsent(keys.channel(), (name) -> new Channel(keys));
 			CompletableFuture<Void> subscribed;
@@ -226,7 +226,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 				}
 			}
 			String what = describe(keys);
-			return this.calls.within(what, subscribed, deadline).handle((done, failure) -> {
+			return this.deadlines.within(what, subscribed, deadline).handle((done, failure) -> {
 				if (failure != null) {
 					leave(new Membership(channel, false));
 					throw (failure instanceof RedisLockException ex) ? ex
@@ -359,7 +359,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 	// unsubscribes the channel once it is idle.
 	private CompletableFuture<Void> subscribe(LockKeys keys, Channel channel, long deadline) {
 		String what = describe(keys);
-		CompletableFuture<Void> subscribed = this.calls
+		CompletableFuture<Void> subscribed = this.deadlines
 			.within(what + " (choosing classic or sharded pub/sub)", this.transport, deadline)
 			.thenCompose((transport) -> transport.subscribe(what, channel.name, deadline,
 					channel.ownSubscribes::incrementAndGet))

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * How many replicas must have an acquisition ({@code WAIT}) before it counts, so that a
  * failover right after cannot lose it and let a second client take the same lock; used by
- * {@link LockCommands}.
+ * {@link RedisLockCommands}.
  *
  * @param replicas how many replicas must acknowledge
  * @param timeoutMillis how long to wait for them

@@ -42,6 +42,19 @@ record Wait(long nanos) {
 		return isUnlimited() ? Long.MAX_VALUE : this.nanos - (System.nanoTime() - start);
 	}
 
+	/**
+	 * What is left of it plus the command timeout, for a caller that started at
+	 * {@code start}: the longest its next command may take; {@link RedisCalls#NO_LIMIT}
+	 * when it has no limit (or one so long that the sum overflows).
+	 */
+	long budgetNanos(long start, long commandTimeoutNanos) {
+		if (isUnlimited()) {
+			return RedisCalls.NO_LIMIT;
+		}
+		long total = this.nanos + commandTimeoutNanos;
+		return (total < 0) ? RedisCalls.NO_LIMIT : total - (System.nanoTime() - start);
+	}
+
 	String describe() {
 		return isUnlimited() ? "without a limit" : "within " + Durations.formatMillis(this.nanos / 1_000_000);
 	}

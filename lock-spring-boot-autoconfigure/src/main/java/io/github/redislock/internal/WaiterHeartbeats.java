@@ -25,11 +25,11 @@ final class WaiterHeartbeats {
 
 	private static final int BATCH_SIZE = 1000;
 
-	private final LockCommands commands;
+	private final RedisLockCommands commands;
 
 	private final WaitQueues queues;
 
-	WaiterHeartbeats(LockCommands commands, WaitQueues queues) {
+	WaiterHeartbeats(RedisLockCommands commands, WaitQueues queues) {
 		this.commands = commands;
 		this.queues = queues;
 	}

@@ -2,9 +2,7 @@ package io.github.redislock.internal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import org.apache.commons.logging.Log;
@@ -28,8 +26,11 @@ final class WaiterWithdrawals {
 
 	private final LockCommands commands;
 
+	private final long commandTimeoutNanos;
+
 	WaiterWithdrawals(LockCommands commands) {
 		this.commands = commands;
+		this.commandTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(commands.timeoutMillis());
 	}
 
 	/**
@@ -56,37 +57,26 @@ final class WaiterWithdrawals {
 	/**
 	 * Withdraws the owner's wait as {@link #withdraw} does, and waits for the answer
 	 * until the acquisition's time is up: its wait from {@code start}, plus the command
-	 * timeout. Not interruptible; an interrupt that comes meanwhile stays set.
+	 * timeout (see {@link LockCommands#withdraw}). Not interruptible; an interrupt that
+	 * comes meanwhile stays set. With no time left, the withdrawal is sent all the same,
+	 * without waiting.
 	 * @param start when the acquisition began, from {@link System#nanoTime()}
 	 */
 	void withdrawAndAwait(LockKeys keys, Owner owner, Wait wait, long start) {
-		CompletableFuture<?> withdrawn = withdraw(keys, owner, wait);
-		if (withdrawn.isDone()) {
+		if (wait.isNone() || !(keys.kind() instanceof LockKind.MarksWaiters kind)) {
 			return;
 		}
-		long timeout = TimeUnit.MILLISECONDS.toNanos(this.commands.timeoutMillis());
-		long left = wait.isUnlimited() ? timeout : Math.max(wait.remainingNanos(start) + timeout, 0);
-		boolean interrupted = false;
-		long deadline = System.nanoTime() + left;
-		try {
-			for (;;) {
-				try {
-					withdrawn.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-					return;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-				catch (ExecutionException | TimeoutException ex) {
-					// the command goes on in the background; a failure is logged there
-					return;
-				}
-			}
+		long budget = wait.budgetNanos(start, this.commandTimeoutNanos);
+		if (budget <= 0) {
+			// a call without time would be given up before it is sent
+			withdraw(keys, owner, wait);
+			return;
 		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
+		try {
+			this.commands.withdraw(kind, keys, owner, budget);
+		}
+		catch (RuntimeException ex) {
+			withdrawFailed(keys, ex);
 		}
 	}
 

@@ -1,6 +1,5 @@
 package io.github.redislock.internal;
 
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -11,17 +10,18 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Exclusive locks in memory, for the Lincheck tests of the client's in-JVM structures
  * only: it answers {@link LockCommands} at the seam where the client's structures call
  * Redis, and its pub/sub through a {@link ReleaseTransport}, deterministically and
  * without threads. What the scripts do is tested against a real Redis elsewhere; here a
- * lock has one holder or none, and its release is announced on its channel.
+ * lock has one holder or none, and its release is announced on its channel. A waiter of
+ * another client than the holder's marks the lock (as {@code lock.lua} counts it in)
+ * until it is granted the lock, withdraws, or the lock is freed.
  *
  * <p>
  * An asynchronous command runs at once, and its reply arrives when the test says so
@@ -29,7 +29,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 final class InMemoryRedis {
 
-	static final long BUSY_LEASE_MILLIS = 30_000;
+	// what is left of a holder's lease, as a busy reply says: a day, so that a waiter's
+	// sleep never ends by its time within a test, but when it is woken
+	static final long BUSY_LEASE_MILLIS = TimeUnit.DAYS.toMillis(1);
+
+	private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
 	private static final byte[] RELEASED = "released".getBytes(StandardCharsets.UTF_8);
 
@@ -40,6 +44,12 @@ final class InMemoryRedis {
 	private final Map<String, Long> tokens = new HashMap<>();
 
 	private long fence;
+
+	// "<lock id> <owner id>" of the waiters that marked a lock
+	private final Set<String> marks = new HashSet<>();
+
+	// how many times a free lock was taken
+	private long grants;
 
 	private final ArrayDeque<Runnable> replies = new ArrayDeque<>();
 
@@ -53,7 +63,17 @@ final class InMemoryRedis {
 
 	/** The pub/sub of the client's release subscriptions. */
 	synchronized ReleaseTransport transport(ReleaseTransport.Events events) {
-		this.transport = new Transport(events);
+		this.transport = new Transport(events, false);
+		return this.transport;
+	}
+
+	/**
+	 * The pub/sub of the client's release subscriptions, where Redis confirms a
+	 * subscription as it is sent: for a test whose waiters block until they are
+	 * subscribed.
+	 */
+	synchronized ReleaseTransport transportConfirmingAtOnce(ReleaseTransport.Events events) {
+		this.transport = new Transport(events, true);
 		return this.transport;
 	}
 
@@ -78,6 +98,26 @@ final class InMemoryRedis {
 	/** Another client takes the lock. */
 	synchronized void takenByAnotherClient(LockKeys keys) {
 		this.holders.put(keys.id(), "another-client:1");
+		this.grants++;
+	}
+
+	/** Another client takes the lock if it is free; returns whether it did. */
+	synchronized boolean takenByAnotherClientIfFree(LockKeys keys) {
+		if (this.holders.containsKey(keys.id())) {
+			return false;
+		}
+		takenByAnotherClient(keys);
+		return true;
+	}
+
+	/** Whether a waiter's mark of the owner is on the lock. */
+	synchronized boolean isMarkedBy(LockKeys keys, Owner owner) {
+		return this.marks.contains(mark(keys, owner.id()));
+	}
+
+	/** How many times a free lock was taken so far, by this client or another. */
+	synchronized long grants() {
+		return this.grants;
 	}
 
 	/** The holder releases the lock, which is announced. */
@@ -101,7 +141,7 @@ final class InMemoryRedis {
 		return !due.isEmpty();
 	}
 
-	private synchronized LockReply acquire(LockKeys keys, Owner owner, int tokens) {
+	private synchronized LockReply acquire(LockKeys keys, Owner owner, int tokens, boolean waits) {
 		String holder = this.holders.get(keys.id());
 		if (owner.id().equals(holder)) {
 			// a re-entry answers with the token of the holder's acquisition
@@ -109,12 +149,30 @@ final class InMemoryRedis {
 		}
 		if (holder == null) {
 			this.holders.put(keys.id(), owner.id());
+			this.marks.remove(mark(keys, owner.id()));
+			this.grants++;
 			long token = this.fence + 1;
 			this.fence += tokens;
 			this.tokens.put(keys.id(), token);
 			return new LockReply.Granted(token, tokens);
 		}
+		if (waits && !client(holder).equals(client(owner.id()))) {
+			this.marks.add(mark(keys, owner.id()));
+		}
 		return new LockReply.Busy(BUSY_LEASE_MILLIS);
+	}
+
+	private synchronized void withdraw(LockKeys keys, Owner owner) {
+		this.marks.remove(mark(keys, owner.id()));
+	}
+
+	private static String mark(LockKeys keys, String owner) {
+		return keys.id() + " " + owner;
+	}
+
+	// as lock.lua tells clients apart: "<client>:" of "<client>:<n>"
+	private static String client(String owner) {
+		return owner.substring(0, owner.indexOf(':') + 1);
 	}
 
 	private LockReply release(LockKeys keys, String owner) {
@@ -123,6 +181,8 @@ final class InMemoryRedis {
 				return LockReply.NOT_HELD;
 			}
 			this.holders.remove(keys.id());
+			// the lock's hash goes, and its waiters' marks with it
+			this.marks.removeIf((mark) -> mark.startsWith(keys.id() + " "));
 		}
 		Transport transport = this.transport;
 		if (transport != null) {
@@ -138,79 +198,103 @@ final class InMemoryRedis {
 	}
 
 	/**
-	 * Calls that never reach a server, for the time budgets of the structures; a future
-	 * they bound ends when it completes, never by a timeout: a time-out would need the
-	 * JDK's timer thread, which Lincheck does not schedule, and these tests fire no
-	 * timers.
+	 * Time bounds of calls that never reach a server, for the time budgets of the
+	 * structures: a future they bound ends when it completes, never by a timeout: a
+	 * time-out would need the JDK's timer thread, which Lincheck does not schedule, and
+	 * these tests fire no timers.
 	 */
-	static RedisCalls calls() {
-		return new RedisCalls(noConnections(), 10_000) {
+	static CallDeadlines calls() {
+		return new CallDeadlines() {
 
 			@Override
-			<T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
+			public long deadline(long budgetNanos) {
+				return System.nanoTime() + Math.max(0, Math.min(TIMEOUT_NANOS, budgetNanos));
+			}
+
+			@Override
+			public <T> CompletableFuture<T> within(String what, CompletionStage<T> command, long deadline) {
 				return command.toCompletableFuture().copy();
 			}
 
 		};
 	}
 
-	private static RedisConnectionFactory noConnections() {
-		return (RedisConnectionFactory) Proxy.newProxyInstance(InMemoryRedis.class.getClassLoader(),
-				new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
-					throw new UnsupportedOperationException("In memory: no connections");
-				});
-	}
-
 	/** The commands of the client, answered in memory. */
-	private static final class Commands extends LockCommands {
+	private static final class Commands implements LockCommands {
 
 		private final InMemoryRedis redis;
 
 		Commands(InMemoryRedis redis) {
-			super(calls(), null, 0);
 			this.redis = redis;
 		}
 
 		@Override
-		CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, int tokens, boolean waits,
-				long budgetNanos) {
-			return this.redis.later(this.redis.acquire(keys, owner, Math.max(1, tokens)));
+		public long timeoutMillis() {
+			return TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NANOS);
 		}
 
 		@Override
-		LockReply acquire(LockKeys keys, Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits,
-				long budgetNanos) {
-			return this.redis.acquire(keys, owner, Math.max(1, tokens));
+		public long yieldMillis() {
+			return 0;
 		}
 
 		@Override
-		LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
+		public CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, int tokens,
+				boolean waits, long budgetNanos) {
+			return this.redis.later(this.redis.acquire(keys, owner, Math.max(1, tokens), waits));
+		}
+
+		@Override
+		public LockReply acquire(LockKeys keys, Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits,
+				long budgetNanos) {
+			return this.redis.acquire(keys, owner, Math.max(1, tokens), waits);
+		}
+
+		@Override
+		public LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
 			return this.redis.release(keys, owner.id());
 		}
 
 		@Override
-		CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep,
-				boolean othersOnly) {
+		public CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore,
+				KeepForNobody keep, boolean othersOnly) {
 			return CompletableFuture.completedFuture(this.redis.release(keys, owner.id()));
 		}
 
 		@Override
-		LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
-			return this.redis.acquire(keys, holder, Math.max(1, tokens));
+		public LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
+			return this.redis.acquire(keys, holder, Math.max(1, tokens), false);
 		}
 
 		@Override
-		CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
+		public CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
 			return CompletableFuture.completedFuture(continueRun(keys, holder, tokens, lease));
 		}
 
 		@Override
-		CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
+		public CompletableFuture<?> withdrawAsync(LockKind.MarksWaiters kind, LockKeys keys, Owner owner) {
+			this.redis.withdraw(keys, owner);
 			return CompletableFuture.completedFuture(null);
 		}
 
 		@Override
-		List<Hold> renew(List<Hold> holds, long leaseMillis) {
+		public void withdraw(LockKind.MarksWaiters kind, LockKeys keys, Owner owner, long budgetNanos) {
+			this.redis.withdraw(keys, owner);
+		}
+
+		@Override
+		public boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
+			return owner.id().equals(this.redis.holder(keys));
+		}
+
+		@Override
+		public boolean forceRelease(LockKeys keys) {
+			String holder = this.redis.holder(keys);
+			return holder != null && this.redis.release(keys, holder) != LockReply.NOT_HELD;
+		}
+
+		@Override
+		public List<Hold> renew(List<Hold> holds, long leaseMillis) {
 			List<Hold> lost = new ArrayList<>();
 			synchronized (this.redis) {
 				for (Hold hold : holds) {
@@ -226,7 +310,8 @@ final class InMemoryRedis {
 
 	/**
 	 * Pub/sub in memory: a subscription is confirmed when the test says so
-	 * ({@link #confirm()}); a release reaches the channels subscribed by then.
+	 * ({@link #confirm()}), or as it is sent; a release reaches the channels subscribed
+	 * by then.
 	 */
 	static final class Transport implements ReleaseTransport {
 
@@ -236,21 +321,29 @@ final class InMemoryRedis {
 
 		private final Set<String> subscribed = new HashSet<>();
 
+		private final boolean confirmsAtOnce;
+
 		private boolean closed;
 
-		Transport(ReleaseTransport.Events events) {
+		Transport(ReleaseTransport.Events events, boolean confirmsAtOnce) {
 			this.events = events;
+			this.confirmsAtOnce = confirmsAtOnce;
 		}
 
 		@Override
 		public CompletableFuture<Void> subscribe(String what, String channel, long deadline, Runnable sending) {
+			CompletableFuture<Void> subscription;
 			synchronized (this) {
-				if (!this.closed) {
-					sending.run();
-					return this.sent.computeIfAbsent(channel, (name) -> new CompletableFuture<>());
+				if (this.closed) {
+					return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
 				}
+				sending.run();
+				subscription = this.sent.computeIfAbsent(channel, (name) -> new CompletableFuture<>());
 			}
-			return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
+			if (this.confirmsAtOnce) {
+				confirm();
+			}
+			return subscription;
 		}
 
 		/**

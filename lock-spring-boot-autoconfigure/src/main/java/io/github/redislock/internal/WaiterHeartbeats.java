@@ -51,9 +51,12 @@ final class WaiterHeartbeats {
 				}
 				catch (RuntimeException ex) {
 					// their own attempts renew them too; a waiter that cannot reach Redis
-					// fails on its own
-					logger.warn(ex.getMessage() + "; they keep their places while Redis has them for "
-							+ Durations.formatMillis(kind.aliveMillis()) + " more");
+					// fails on its own, and Redis lost or refusing is told once by
+					// RedisAvailability
+					if (logger.isDebugEnabled()) {
+						logger.debug(ex.getMessage() + "; they keep their places while Redis has them for "
+								+ Durations.formatMillis(kind.aliveMillis()) + " more");
+					}
 				}
 			}
 		}

@@ -4,11 +4,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.RedisCommandExecutionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
-import org.springframework.core.NestedExceptionUtils;
 
 /**
  * Takes back what a waiter that leaves without the lock left in Redis (a waiting writer's
@@ -85,13 +82,9 @@ final class WaiterWithdrawals {
 		String message = "Could not take back what a waiter of lock '" + keys.name() + "' left in Redis when it "
 				+ "stopped waiting (it goes on its own: a waiting writer's mark and a fair lock's place within seconds, "
 				+ "a count of waiters with the lock): " + cause.getMessage();
-		// Redis refusing the script (an ACL without one of its commands) is a setting to
-		// fix;
-		// Redis out of reach is said once by the call that failed, not again here
-		if (NestedExceptionUtils.getMostSpecificCause(cause) instanceof RedisCommandExecutionException) {
-			logger.warn(message);
-		}
-		else {
+		// Redis refusing the script (an ACL without one of its commands) or out of reach
+		// is told once by RedisAvailability, not again per waiter
+		if (logger.isDebugEnabled()) {
 			logger.debug(message);
 		}
 	}

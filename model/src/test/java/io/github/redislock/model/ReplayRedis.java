@@ -7,6 +7,7 @@ import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -116,17 +117,20 @@ final class ReplayRedis implements BeforeAllCallback, AfterAllCallback {
 	/**
 	 * Replays the traces against a broken script until one fails as {@code caught} says,
 	 * and fails if none does.
-	 * @param script the broken script's file name, for messages
+	 * @param broken the mutation that breaks the script (it must apply: its snippet found
+	 * exactly once in the real script)
 	 * @param at where it must be caught, for the failure's message
+	 * @param replay the kind's replay running the given scripts instead of the library's
 	 */
-	<S extends Replay.ModelState> void catches(String script, String at, Replay<S> broken, List<Trace<S>> traces,
-			Pattern caught) {
-		Replayed replayed = replayUntil(broken, traces, caught);
+	<S extends Replay.ModelState> void catches(Mutation broken, String at,
+			Function<Map<String, String>, Replay<S>> replay, List<Trace<S>> traces, Pattern caught) {
+		Replayed replayed = replayUntil(replay.apply(Map.of(broken.script(), broken.apply())), traces, caught);
 		List<String> failures = replayed.failures();
 		if (failures.isEmpty() || !caught.matcher(failures.get(failures.size() - 1)).find()) {
-			throw new AssertionError("No replay caught the broken " + script + " " + at + "; failures: " + failures);
+			throw new AssertionError(
+					"No replay caught the broken " + broken.file() + " " + at + "; failures: " + failures);
 		}
-		System.out.printf("Against the broken %s, %d of the first %d traces failed, the last: %s%n", script,
+		System.out.printf("Against the broken %s, %d of the first %d traces failed, the last: %s%n", broken.file(),
 				failures.size(), replayed.traces(), failures.get(failures.size() - 1));
 	}
 

@@ -1,6 +1,8 @@
 package io.github.redislock.model;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -185,16 +187,41 @@ final class RedisSide {
 		checkPttl(where, key);
 	}
 
-	/** Sets the scores of a sorted set's members to the model's absolute times. */
+	/**
+	 * Sets the scores of a sorted set's members to the model's absolute times. Members
+	 * with the same time keep the order Redis has them in (the one written later above),
+	 * each a millisecond below the next: a script that compares them (ZRANGE -1 -1) finds
+	 * them as it would have without the rewrite.
+	 */
 	void setScores(String key, Map<String, Long> model, long modelNow) {
 		long now = serverMillis();
-		model.forEach(
-				(member, at) -> this.commands.zadd(key, ZAddArgs.Builder.xx(), realTime(now, at - modelNow), member));
+		Map<String, Long> current = scores(key);
+		Map<Long, List<String>> byTime = new TreeMap<>();
+		model.forEach((member, at) -> byTime.computeIfAbsent(at, (time) -> new ArrayList<>()).add(member));
+		byTime.forEach((at, tied) -> {
+			tied.sort(Comparator.comparing((member) -> current.getOrDefault(member, 0L)));
+			for (int i = 0; i < tied.size(); i++) {
+				long real = realTime(now, at - modelNow);
+				this.commands.zadd(key, ZAddArgs.Builder.xx(), (real > 1) ? real - (tied.size() - 1 - i) : real,
+						tied.get(i));
+			}
+		});
 	}
 
 	/** The server's time plus what is left of a model's time, or 1 (long past). */
 	static long realTime(long serverNow, long modelLeft) {
 		return (modelLeft > 0) ? serverNow + modelLeft * SCALE : 1;
+	}
+
+	/**
+	 * Waits until the server's clock is past the current millisecond, so that what the
+	 * next script writes is later than anything written before it.
+	 */
+	void nextMillisecond() {
+		long start = serverMillis();
+		while (serverMillis() == start) {
+			Thread.onSpinWait();
+		}
 	}
 
 	/** The server's clock (TIME), in milliseconds. */

@@ -17,6 +17,11 @@ import static io.github.redislock.model.RedisSide.CLOCK_KEY;
  * passes (a settlement runs the release script, as Settlements does), and its reply, what
  * it published and the sorted set after it (its members, each score as what is left of
  * the model's, the key's remaining time) must be the model's.
+ * <p>
+ * Each script runs in a millisecond of its own, so that of two scores the model has
+ * equal, the one written later is the higher in Redis too, as the model orders them (a
+ * release compares the highest score left with the released one's). Two scripts within
+ * one millisecond would write equal scores, which the model leaves out.
  */
 final class SemaphoreReplay extends Replay<State> {
 
@@ -38,11 +43,13 @@ final class SemaphoreReplay extends Replay<State> {
 		List<String> sem = List.of(SEM_KEY);
 		script("acquire", (where, before, after) -> {
 			Step step = after.last();
+			this.redis.nextMillisecond();
 			checkAcquired(where, step.reply(), eval("semaphore-acquire", List.of(SEM_KEY, CLOCK_KEY), ms(step.lease()),
 					step.handle(), PERMITS, Long.toString(step.reserve())));
 		});
 		Run<State> release = (where, before, after) -> {
 			Step step = after.last();
+			this.redis.nextMillisecond();
 			same(where, "reply", step.reply(),
 					eval("semaphore-release", sem, step.handle(), "0", ms(step.keep()), CHANNEL, "0"));
 			if (!after.sem().exists()) {
@@ -52,10 +59,16 @@ final class SemaphoreReplay extends Replay<State> {
 		};
 		script("release", release);
 		script("settle", release);
-		script("extend", (where, before, after) -> same(where, "reply", after.last().reply(),
-				eval("semaphore-extend", sem, after.last().handle(), ms(after.last().lease()))));
-		script("renew", (where, before, after) -> checkRenewed(where, after.last().reply(),
-				evalList("semaphore-renew", sem, ms(after.last().lease()), after.last().handle())));
+		script("extend", (where, before, after) -> {
+			this.redis.nextMillisecond();
+			same(where, "reply", after.last().reply(),
+					eval("semaphore-extend", sem, after.last().handle(), ms(after.last().lease())));
+		});
+		script("renew", (where, before, after) -> {
+			this.redis.nextMillisecond();
+			checkRenewed(where, after.last().reply(),
+					evalList("semaphore-renew", sem, ms(after.last().lease()), after.last().handle()));
+		});
 		local("giveUp");
 		local("crash");
 	}

@@ -1,40 +1,19 @@
 package io.github.redislock.model;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import static io.github.redislock.model.Itf.number;
+import static io.github.redislock.model.Itf.positive;
+import static io.github.redislock.model.Itf.record;
 
 /**
- * One trace of model/fair_lock.qnt as {@code quint run} or {@code quint test} write it
- * with {@code --out-itf}: the state after every step, with the step that led there (see
- * {@link ModelTrace} for the exclusive lock's).
- *
- * @param name the trace file's name
- * @param states the initial state, then one per step
+ * The states of model/fair_lock.qnt's traces (see {@link Trace}).
  */
-record FairTrace(String name, List<State> states) {
+final class FairTrace {
 
-	private static final ObjectMapper JSON = new ObjectMapper();
-
-	static FairTrace read(Path file) {
-		try {
-			JsonNode root = JSON.readTree(file.toFile());
-			List<State> states = new ArrayList<>();
-			for (JsonNode state : root.get("states")) {
-				states.add(State.of(state));
-			}
-			return new FairTrace(file.getFileName().toString(), states);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+	private FairTrace() {
 	}
 
 	/**
@@ -47,14 +26,18 @@ record FairTrace(String name, List<State> states) {
 	 * @param last the step that led here
 	 * @param actionTaken the action quint's --mbt metadata names, for messages
 	 */
-	record State(Lock lock, Queue queue, long clock, long now, Step last, String actionTaken) {
+	record State(Lock lock, Queue queue, long clock, long now, Step last,
+			String actionTaken) implements Replay.ModelState {
 
-		static State of(JsonNode node) {
-			Map<String, Object> vars = record(ModelTrace.decode(node));
-			Object action = vars.get("mbt::actionTaken");
+		static State of(Map<String, Object> vars) {
 			return new State(Lock.of(record(vars.get("lock"))), Queue.of(record(vars.get("queue"))),
 					number(vars.get("clock")), number(vars.get("now")), Step.of(record(vars.get("last"))),
-					(action != null) ? action.toString() : "");
+					Itf.actionTaken(vars));
+		}
+
+		@Override
+		public String stepKind() {
+			return this.last.kind();
 		}
 
 	}
@@ -91,7 +74,7 @@ record FairTrace(String name, List<State> states) {
 		static Queue of(Map<String, Object> fields) {
 			Map<String, Long> tickets = positive(fields.get("tickets"));
 			Map<String, Long> alive = new LinkedHashMap<>();
-			map(fields.get("alive")).forEach((owner, at) -> {
+			Itf.map(fields.get("alive")).forEach((owner, at) -> {
 				if (tickets.containsKey(owner.toString())) {
 					alive.put(owner.toString(), number(at));
 				}
@@ -128,9 +111,9 @@ record FairTrace(String name, List<State> states) {
 
 		static Step of(Map<String, Object> fields) {
 			return new Step((String) fields.get("kind"), (String) fields.get("owner"), (String) fields.get("client"),
-					strings(fields.get("owners")), number(fields.get("holds")), number(fields.get("lease")),
+					Itf.strings(fields.get("owners")), number(fields.get("holds")), number(fields.get("lease")),
 					(Boolean) fields.get("waits"), number(fields.get("keep")), number(fields.get("ms")),
-					number(fields.get("reply")), strings(fields.get("missing")), (Boolean) fields.get("lost"),
+					number(fields.get("reply")), Itf.strings(fields.get("missing")), (Boolean) fields.get("lost"),
 					(String) fields.get("published"));
 		}
 
@@ -151,35 +134,6 @@ record FairTrace(String name, List<State> states) {
 			};
 		}
 
-	}
-
-	@SuppressWarnings("unchecked")
-	private static Map<String, Object> record(Object value) {
-		return (Map<String, Object>) value;
-	}
-
-	@SuppressWarnings("unchecked")
-	private static Map<Object, Object> map(Object value) {
-		return (Map<Object, Object>) value;
-	}
-
-	// an owner -> count map without its zeros (0 stands for "absent" in the model)
-	private static Map<String, Long> positive(Object value) {
-		Map<String, Long> result = new LinkedHashMap<>();
-		map(value).forEach((owner, count) -> {
-			if (number(count) > 0) {
-				result.put(owner.toString(), number(count));
-			}
-		});
-		return result;
-	}
-
-	private static List<String> strings(Object value) {
-		return ((List<?>) value).stream().map(Object::toString).toList();
-	}
-
-	private static long number(Object value) {
-		return ((Number) value).longValue();
 	}
 
 }

@@ -1,39 +1,18 @@
 package io.github.redislock.model;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import static io.github.redislock.model.Itf.number;
+import static io.github.redislock.model.Itf.positive;
+import static io.github.redislock.model.Itf.record;
 
 /**
- * One trace of model/read_write_lock.qnt as {@code quint run} or {@code quint test} write
- * it with {@code --out-itf} (see {@link ModelTrace} for the exclusive lock's).
- *
- * @param name the trace file's name
- * @param states the initial state, then one per step
+ * The states of model/read_write_lock.qnt's traces (see {@link Trace}).
  */
-record ReadWriteTrace(String name, List<State> states) {
+final class ReadWriteTrace {
 
-	private static final ObjectMapper JSON = new ObjectMapper();
-
-	static ReadWriteTrace read(Path file) {
-		try {
-			JsonNode root = JSON.readTree(file.toFile());
-			List<State> states = new ArrayList<>();
-			for (JsonNode state : root.get("states")) {
-				states.add(State.of(state));
-			}
-			return new ReadWriteTrace(file.getFileName().toString(), states);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+	private ReadWriteTrace() {
 	}
 
 	/**
@@ -47,15 +26,19 @@ record ReadWriteTrace(String name, List<State> states) {
 	 * @param last the step that led here
 	 * @param actionTaken the action quint's --mbt metadata names, for messages
 	 */
-	record State(Lock lock, Zset ends, Zset marks, long clock, long now, Step last, String actionTaken) {
+	record State(Lock lock, Zset ends, Zset marks, long clock, long now, Step last,
+			String actionTaken) implements Replay.ModelState {
 
-		static State of(JsonNode node) {
-			Map<String, Object> vars = record(ModelTrace.decode(node));
+		static State of(Map<String, Object> vars) {
 			Map<String, Object> redis = record(vars.get("redis"));
-			Object action = vars.get("mbt::actionTaken");
 			return new State(Lock.of(record(redis.get("lock"))), Zset.of(record(redis.get("ends"))),
 					Zset.of(record(redis.get("marks"))), number(redis.get("clock")), number(vars.get("now")),
-					Step.of(record(vars.get("last"))), (action != null) ? action.toString() : "");
+					Step.of(record(vars.get("last"))), Itf.actionTaken(vars));
+		}
+
+		@Override
+		public String stepKind() {
+			return this.last.kind();
 		}
 
 	}
@@ -132,7 +115,7 @@ record ReadWriteTrace(String name, List<State> states) {
 			return new Step((String) fields.get("kind"), (String) fields.get("owner"), (String) fields.get("client"),
 					number(fields.get("holds")), number(fields.get("lease")), (Boolean) fields.get("waits"),
 					number(fields.get("ms")), number(fields.get("reply")), (Boolean) fields.get("lost"),
-					((List<?>) fields.get("published")).stream().map(Object::toString).toList());
+					Itf.strings(fields.get("published")));
 		}
 
 		@Override
@@ -152,26 +135,6 @@ record ReadWriteTrace(String name, List<State> states) {
 			};
 		}
 
-	}
-
-	@SuppressWarnings("unchecked")
-	private static Map<String, Object> record(Object value) {
-		return (Map<String, Object>) value;
-	}
-
-	// an owner -> number map without its zeros (0 stands for "absent" in the model)
-	private static Map<String, Long> positive(Object value) {
-		Map<String, Long> result = new LinkedHashMap<>();
-		((Map<?, ?>) value).forEach((owner, count) -> {
-			if (number(count) > 0) {
-				result.put(owner.toString(), number(count));
-			}
-		});
-		return result;
-	}
-
-	private static long number(Object value) {
-		return ((Number) value).longValue();
 	}
 
 }

@@ -1,43 +1,17 @@
 package io.github.redislock.model;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import static io.github.redislock.model.Itf.number;
+import static io.github.redislock.model.Itf.record;
 
 /**
- * One trace of model/exclusive_lock.qnt as {@code quint run} or {@code quint test} write
- * it with {@code --out-itf} (the Informal Trace Format): the state after every step, with
- * the step that led there.
- *
- * @param name the trace file's name
- * @param states the initial state, then one per step
+ * The states of model/exclusive_lock.qnt's traces (see {@link Trace}).
  */
-record ModelTrace(String name, List<State> states) {
+final class ExclusiveTrace {
 
-	private static final ObjectMapper JSON = new ObjectMapper();
-
-	static ModelTrace read(Path file) {
-		try {
-			JsonNode root = JSON.readTree(file.toFile());
-			List<State> states = new ArrayList<>();
-			for (JsonNode state : root.get("states")) {
-				states.add(State.of(state));
-			}
-			return new ModelTrace(file.getFileName().toString(), states);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+	private ExclusiveTrace() {
 	}
 
 	/**
@@ -49,13 +23,16 @@ record ModelTrace(String name, List<State> states) {
 	 * @param last the step that led here, with its arguments and the script's reply
 	 * @param actionTaken the action quint's --mbt metadata names, for messages
 	 */
-	record State(Lock lock, long clock, long now, Step last, String actionTaken) {
+	record State(Lock lock, long clock, long now, Step last, String actionTaken) implements Replay.ModelState {
 
-		static State of(JsonNode node) {
-			Map<String, Object> vars = record(decode(node));
-			Object action = vars.get("mbt::actionTaken");
+		static State of(Map<String, Object> vars) {
 			return new State(Lock.of(record(vars.get("lock"))), number(vars.get("clock")), number(vars.get("now")),
-					Step.of(record(vars.get("last"))), (action != null) ? action.toString() : "");
+					Step.of(record(vars.get("last"))), Itf.actionTaken(vars));
+		}
+
+		@Override
+		public String stepKind() {
+			return this.last.kind();
 		}
 
 	}
@@ -79,19 +56,10 @@ record ModelTrace(String name, List<State> states) {
 			String yieldedBy, boolean holdAtLeast, Set<String> marks, long contended) {
 
 		static Lock of(Map<String, Object> fields) {
-			Map<String, Long> holds = new LinkedHashMap<>();
-			map(fields.get("holds")).forEach((owner, count) -> {
-				if (number(count) > 0) {
-					holds.put(owner.toString(), number(count));
-				}
-			});
-			Set<String> marks = new LinkedHashSet<>();
-			for (Object mark : (Set<?>) fields.get("marks")) {
-				marks.add(mark.toString());
-			}
-			return new Lock((Boolean) fields.get("exists"), number(fields.get("expiresAt")), holds,
-					number(fields.get("token")), (String) fields.get("client"), (Boolean) fields.get("yielded"),
-					(String) fields.get("yieldedBy"), (Boolean) fields.get("holdAtLeast"), marks,
+			return new Lock((Boolean) fields.get("exists"), number(fields.get("expiresAt")),
+					Itf.positive(fields.get("holds")), number(fields.get("token")), (String) fields.get("client"),
+					(Boolean) fields.get("yielded"), (String) fields.get("yieldedBy"),
+					(Boolean) fields.get("holdAtLeast"), Itf.stringSet(fields.get("marks")),
 					number(fields.get("contended")));
 		}
 
@@ -149,64 +117,6 @@ record ModelTrace(String name, List<State> states) {
 			return this.lost ? " [reply lost]" : "";
 		}
 
-	}
-
-	// ITF values: {"#bigint": "n"}, {"#set": [...]}, {"#map": [[k, v], ...]}, {"#tup":
-	// [...]},
-	// variants {"tag": ..., "value": ...}, records as objects
-	static Object decode(JsonNode node) {
-		if (node.isObject()) {
-			if (node.has("#bigint")) {
-				return Long.parseLong(node.get("#bigint").asText());
-			}
-			if (node.has("#set")) {
-				Set<Object> set = new LinkedHashSet<>();
-				node.get("#set").forEach((element) -> set.add(decode(element)));
-				return set;
-			}
-			if (node.has("#map")) {
-				Map<Object, Object> map = new LinkedHashMap<>();
-				node.get("#map").forEach((entry) -> map.put(decode(entry.get(0)), decode(entry.get(1))));
-				return map;
-			}
-			if (node.has("#tup")) {
-				return decode(node.get("#tup"));
-			}
-			Map<String, Object> record = new LinkedHashMap<>();
-			for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext();) {
-				Map.Entry<String, JsonNode> field = fields.next();
-				if (!field.getKey().equals("#meta")) {
-					record.put(field.getKey(), decode(field.getValue()));
-				}
-			}
-			return record;
-		}
-		if (node.isArray()) {
-			List<Object> list = new ArrayList<>();
-			node.forEach((element) -> list.add(decode(element)));
-			return list;
-		}
-		if (node.isBoolean()) {
-			return node.booleanValue();
-		}
-		if (node.isNumber()) {
-			return node.longValue();
-		}
-		return node.asText();
-	}
-
-	@SuppressWarnings("unchecked")
-	private static Map<String, Object> record(Object value) {
-		return (Map<String, Object>) value;
-	}
-
-	@SuppressWarnings("unchecked")
-	private static Map<Object, Object> map(Object value) {
-		return (Map<Object, Object>) value;
-	}
-
-	private static long number(Object value) {
-		return ((Number) value).longValue();
 	}
 
 }

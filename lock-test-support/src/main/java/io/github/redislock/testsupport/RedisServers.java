@@ -45,6 +45,22 @@ public final class RedisServers {
 		throw noRedis();
 	}
 
+	/**
+	 * Starts the server a whole test JVM shares: a container (which Testcontainers
+	 * removes once the JVM has exited) or a process that stops once the JVM has exited,
+	 * however it exits; so it outlives every application context that uses it.
+	 */
+	static RedisServer startUntilJvmExit() {
+		String forced = forced();
+		if (!forced.equals("process") && (forced.equals("container") || containers())) {
+			return RedisContainer.start(new String[0]);
+		}
+		if (forced.equals("process") || RedisProcess.isInstalled()) {
+			return RedisProcess.startUntilJvmExit();
+		}
+		throw noRedis();
+	}
+
 	private static String forced() {
 		return System.getenv().getOrDefault("REDIS_LOCK_TEST_REDIS", "").toLowerCase(Locale.ROOT);
 	}

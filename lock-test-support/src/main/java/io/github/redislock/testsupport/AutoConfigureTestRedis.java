@@ -43,6 +43,14 @@ import java.lang.annotation.Target;
  * host, port, URL, password, Sentinel and Cluster settings are ignored; client settings
  * such as {@code spring.data.redis.timeout} still apply.
  *
+ * <p>
+ * <b>For locks.</b> The context also gets a {@link LockRecorder}, which records the
+ * application's lock acquisitions and releases by name, and {@link TestLocks}, which
+ * releases every lock of the application. After each test method the locks are released
+ * and the recorder forgets what it recorded, so that a lock one test left held (a
+ * scheduled job's minimum hold, a handle a failed test never released) does not change
+ * the next.
+ *
  * @since 0.1.0
  */
 @Target(ElementType.TYPE)

@@ -8,16 +8,21 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.ContextCustomizer;
 import org.springframework.test.context.MergedContextConfiguration;
 
 /**
  * Adds to a test's context, before it is refreshed: Spring Boot's Redis connection
- * details naming the JVM's test Redis ({@link SharedTestRedis}). Every instance is equal
- * to every other, so that the contexts of all annotated test classes with the same
- * configuration share one cache entry, apart from those without the annotation.
+ * details naming the JVM's test Redis ({@link SharedTestRedis}), the {@link LockRecorder}
+ * with what feeds it, and {@link TestLocks}. Every instance is equal to every other, so
+ * that the contexts of all annotated test classes with the same configuration share one
+ * cache entry, apart from those without the annotation.
  */
 final class TestRedisContextCustomizer implements ContextCustomizer {
+
+	static final String DEFAULT_KEY_PREFIX = "lock:";
 
 	@Override
 	public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration mergedConfig) {
@@ -33,6 +38,14 @@ final class TestRedisContextCustomizer implements ContextCustomizer {
 		}
 		RedisServer server = SharedTestRedis.get();
 		register(registry, "redisLockTestRedisConnectionDetails", detailsType, connectionDetails(detailsType, server),
+				false);
+		register(registry, "redisLockTestLockRecorder", LockRecorder.class, LockRecorder::new, false);
+		register(registry, "redisLockTestLockRecorderRegistration", LockRecorderRegistration.class,
+				LockRecorderRegistration::new, true);
+		register(registry, "redisLockTestLocks", TestLocks.class,
+				() -> new TestLocks(
+						() -> new StringRedisTemplate(context.getBeanFactory().getBean(RedisConnectionFactory.class)),
+						() -> context.getEnvironment().getProperty("redis-lock.key-prefix", DEFAULT_KEY_PREFIX)),
 				false);
 	}
 

@@ -2,6 +2,9 @@ package io.github.redislock.testsupport;
 
 import java.util.UUID;
 
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -30,6 +33,12 @@ class AutoConfigureTestRedisTests {
 	@Autowired
 	private StringRedisTemplate redis;
 
+	@Autowired
+	private ObservationRegistry observationRegistry;
+
+	@Autowired
+	private LockRecorder recorder;
+
 	@Test
 	void applicationTalksToTheTestRedisWhateverItsPropertiesSay() {
 		String key = "test-redis:" + UUID.randomUUID();
@@ -40,6 +49,18 @@ class AutoConfigureTestRedisTests {
 	@Test
 	void startingTheContextLogsNoError(CapturedOutput output) {
 		assertThat(output).doesNotContain("ERROR").doesNotContain("Could not find a valid Docker environment");
+	}
+
+	@Test
+	void recorderHearsTheLockClientThroughTheRegistryTheContextGotForIt() {
+		Observation hold = Observation.createNotStarted(LockRecorder.HOLD_OBSERVATION, this.observationRegistry)
+			.lowCardinalityKeyValues(KeyValues.of("name", "order", "mode", "exclusive"))
+			.highCardinalityKeyValue("key", "lock:{order:42}")
+			.start();
+		assertThat(this.recorder.isHeld("order:42")).isTrue();
+		hold.stop();
+		assertThat(this.recorder.isHeld("order:42")).isFalse();
+		assertThat(this.recorder.acquired()).containsExactly("order:42");
 	}
 
 	@SpringBootConfiguration

@@ -58,6 +58,10 @@ public final class LockRecorder {
 
 	private final Map<String, Integer> holdsByTag = new HashMap<>();
 
+	/** Made by {@link AutoConfigureTestRedis}, which feeds it. */
+	LockRecorder() {
+	}
+
 	/**
 	 * Everything recorded since the last test method began, in order.
 	 * @return a copy

@@ -39,16 +39,26 @@ final class RedisContainer implements RedisServer {
 		this.port = port;
 	}
 
+	/**
+	 * Whether Testcontainers can start containers. Testcontainers is asked only when a
+	 * Docker engine answers ({@link DockerEngine}): without one it would log an
+	 * {@code ERROR} first. The answer is kept for the JVM.
+	 */
 	static synchronized boolean isDockerAvailable() {
 		if (dockerAvailable == null) {
-			try {
-				dockerAvailable = DockerClientFactory.instance().isDockerAvailable();
-			}
-			catch (Throwable ex) {
-				dockerAvailable = false;
-			}
+			dockerAvailable = checkDocker();
 		}
 		return dockerAvailable;
+	}
+
+	/** Asks as {@link #isDockerAvailable()} does, every time. */
+	static boolean checkDocker() {
+		try {
+			return DockerEngine.ofThisMachine().mayAnswer() && DockerClientFactory.instance().isDockerAvailable();
+		}
+		catch (Throwable ex) {
+			return false;
+		}
 	}
 
 	@SuppressWarnings("resource")

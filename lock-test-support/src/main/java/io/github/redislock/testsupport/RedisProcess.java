@@ -27,6 +27,21 @@ final class RedisProcess implements RedisServer {
 
 	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
 
+	/**
+	 * Runs {@code "$@"} (redis-server and its arguments) and kills it when its own
+	 * standard input, a pipe from this JVM, ends: the operating system closes the pipe
+	 * when the JVM exits, however it exits (a {@code kill -9} too), after every shutdown
+	 * hook, so the server outlives the application contexts that close in them. The shell
+	 * exits with the server.
+	 */
+	private static final String UNTIL_STDIN_ENDS = """
+			exec 3<&0
+			"$@" 3<&- </dev/null &
+			pid=$!
+			{ read -r _ <&3; kill "$pid" 2>/dev/null; } &
+			wait "$pid"
+			""";
+
 	private final String executable;
 
 	private final int port;
@@ -45,6 +60,9 @@ final class RedisProcess implements RedisServer {
 
 	private boolean paused;
 
+	/** Whether the server stops once this JVM has exited, rather than when closed. */
+	private boolean untilJvmExit;
+
 	private RedisProcess(String executable, int port, List<String> extraArguments, Path directory) {
 		this.executable = executable;
 		this.port = port;
@@ -62,7 +80,26 @@ final class RedisProcess implements RedisServer {
 			throw new IllegalStateException("No 'redis-server' on the PATH (or in REDIS_SERVER); install Redis, "
 					+ "e.g. 'sudo apt-get install -y redis-server'");
 		}
-		return startOnAFreePort(executable, extraArguments);
+		return startOnAFreePort(executable, extraArguments, false);
+	}
+
+	/**
+	 * Starts a server that stops once this JVM has exited, however it exits, and not
+	 * before: not to be stopped, paused or closed. Where there is no {@code /bin/sh}
+	 * (Windows) it is stopped by a shutdown hook instead.
+	 */
+	static RedisProcess startUntilJvmExit() {
+		String executable = findExecutable();
+		if (executable == null) {
+			throw new IllegalStateException("No 'redis-server' on the PATH (or in REDIS_SERVER); install Redis, "
+					+ "e.g. 'sudo apt-get install -y redis-server'");
+		}
+		boolean shell = Files.isExecutable(Paths.get("/bin/sh"));
+		RedisProcess server = startOnAFreePort(executable, new String[0], shell);
+		if (!shell) {
+			Runtime.getRuntime().addShutdownHook(new Thread(server::close, "redis-server shutdown"));
+		}
+		return server;
 	}
 
 	/**
@@ -73,10 +110,10 @@ final class RedisProcess implements RedisServer {
 		if (!Files.isExecutable(executable)) {
 			throw new IllegalArgumentException(executable + " is not an executable redis-server");
 		}
-		return startOnAFreePort(executable.toString(), extraArguments);
+		return startOnAFreePort(executable.toString(), extraArguments, false);
 	}
 
-	private static RedisProcess startOnAFreePort(String executable, String[] extraArguments) {
+	private static RedisProcess startOnAFreePort(String executable, String[] extraArguments, boolean untilJvmExit) {
 		IllegalStateException lastFailure = null;
 		// A free port can be taken by someone else between probing and binding; try a
 		// few.
@@ -84,6 +121,7 @@ final class RedisProcess implements RedisServer {
 			try {
 				Path directory = Files.createTempDirectory("redis-lock-test-");
 				RedisProcess server = new RedisProcess(executable, freePort(), List.of(extraArguments), directory);
+				server.untilJvmExit = untilJvmExit;
 				server.start();
 				return server;
 			}
@@ -154,6 +192,9 @@ final class RedisProcess implements RedisServer {
 						"--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no", "--dir",
 						this.directory.toString()));
 		command.addAll(this.extraArguments);
+		if (this.untilJvmExit) {
+			command.addAll(0, List.of("/bin/sh", "-c", UNTIL_STDIN_ENDS, "redis-lock-test-redis"));
+		}
 		try {
 			this.process = new ProcessBuilder(command).redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(this.directory.resolve("redis.log").toFile()))
@@ -250,6 +291,22 @@ final class RedisProcess implements RedisServer {
 		}
 		catch (IOException ex) {
 			// a leftover temp directory is harmless
+		}
+	}
+
+	/**
+	 * Closes the server's standard input as this JVM's exit does: a server started with
+	 * {@link #startUntilJvmExit()} then stops.
+	 */
+	synchronized void closeStandardInput() {
+		Process process = this.process;
+		if (process != null) {
+			try {
+				process.getOutputStream().close();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
 		}
 	}
 

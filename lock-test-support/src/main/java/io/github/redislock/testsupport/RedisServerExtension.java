@@ -24,6 +24,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  *
  * After every test the server is brought back to running if the test stopped or paused
  * it, so one fault test cannot break the next.
+ *
+ * <p>
+ * For the application context of a Spring Boot test, use {@link AutoConfigureTestRedis}
+ * instead: a server stopped after the test class, as this one is, is gone while the test
+ * framework still keeps the context cached, whose connections then try to reconnect.
  */
 public final class RedisServerExtension
 		implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {

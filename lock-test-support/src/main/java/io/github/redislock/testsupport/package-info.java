@@ -1,6 +1,12 @@
 /**
- * A real Redis for tests: a redis-server child process, or a Testcontainers container
- * when a Docker engine works, started and owned by one test class.
+ * A real Redis for tests. For an application's Spring Boot tests,
+ * {@link io.github.redislock.testsupport.AutoConfigureTestRedis} gives the context a
+ * Redis shared by the test JVM, with {@link io.github.redislock.testsupport.LockRecorder}
+ * and {@link io.github.redislock.testsupport.TestLocks}. For tests without Spring,
+ * {@link io.github.redislock.testsupport.RedisServerExtension} gives a test class a
+ * server of its own, which the test can stop, restart and pause. Either is a
+ * {@code redis-server} child process, or a Testcontainers container when Testcontainers
+ * is on the class path and a Docker engine answers.
  */
 @NullMarked
 package io.github.redislock.testsupport;

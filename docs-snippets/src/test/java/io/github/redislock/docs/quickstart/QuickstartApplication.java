@@ -1,0 +1,9 @@
+package io.github.redislock.docs.quickstart;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+
+/** The quick start's application, which {@link OrderServiceTests} starts. */
+@SpringBootApplication
+public class QuickstartApplication {
+
+}

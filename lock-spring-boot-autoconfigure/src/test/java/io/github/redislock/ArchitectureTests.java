@@ -77,4 +77,19 @@ class ArchitectureTests {
 			.check(library);
 	}
 
+	/**
+	 * The stores that refuse a stale holder are built on the public API and Spring alone,
+	 * as a user's own guard would be.
+	 */
+	@Test
+	void theFencingGuardsUseOnlyThePublicApiAndSpring() {
+		noClasses().that()
+			.resideInAPackage("io.github.redislock.fencing..")
+			.should()
+			.dependOnClassesThat(resideInAnyPackage("io.github.redislock.internal..",
+					"io.github.redislock.interceptor..", "io.github.redislock.autoconfigure..",
+					"io.github.redislock.annotation..", "org.springframework.aop..", "org.springframework.boot.."))
+			.check(library);
+	}
+
 }

@@ -95,6 +95,8 @@ public class RedisLockProperties {
 
 	private final ReplicaAcknowledgement replicaAcknowledgement = new ReplicaAcknowledgement();
 
+	private final Fencing fencing = new Fencing();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -187,6 +189,10 @@ public class RedisLockProperties {
 		return this.replicaAcknowledgement;
 	}
 
+	public Fencing getFencing() {
+		return this.fencing;
+	}
+
 	/**
 	 * Whether acquisitions wait for replicas (Redis' WAIT) before they count.
 	 */
@@ -222,6 +228,31 @@ public class RedisLockProperties {
 			Assert.isTrue(timeout != null && timeout.toMillis() >= 1,
 					() -> "redis-lock.replica-acknowledgement.timeout must be at least 1ms, was " + timeout);
 			this.timeout = timeout;
+		}
+
+	}
+
+	/**
+	 * The stores that refuse a stale holder (io.github.redislock.fencing).
+	 */
+	public static class Fencing {
+
+		/**
+		 * Table of the auto-configured JdbcFencingGuard, optionally with its schema
+		 * ('locks.fence'): one row per resource, with the highest fencing token accepted.
+		 */
+		private String table = "redis_lock_fence";
+
+		public String getTable() {
+			return this.table;
+		}
+
+		public void setTable(String table) {
+			Assert.isTrue(
+					table != null && table.matches("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?"),
+					() -> "redis-lock.fencing.table must be letters, digits and underscores, optionally after a schema"
+							+ " name and a dot, was '" + table + "'");
+			this.table = table;
 		}
 
 	}

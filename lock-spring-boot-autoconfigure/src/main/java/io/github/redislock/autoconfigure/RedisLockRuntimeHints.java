@@ -27,9 +27,13 @@ class RedisLockRuntimeHints implements RuntimeHintsRegistrar {
 	 */
 	static final String SCRIPTS = "io/github/redislock/internal/*.lua";
 
+	/** The script of RedisFencedValues and JdbcFencingGuard's schema.sql. */
+	static final String FENCING_RESOURCES = "io/github/redislock/fencing/*";
+
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
+		hints.resources().registerPattern(FENCING_RESOURCES);
 		// bound with Binder by the annotation beans, which are created before the
 		// properties bean
 		BindableRuntimeHintsRegistrar.forTypes(RedisLockProperties.class).registerHints(hints, classLoader);

@@ -9,11 +9,14 @@ import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
 import io.github.redislock.ReactiveRedisLockClient;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.autoconfigure.fencing.JdbcFencingGuardAutoConfiguration;
+import io.github.redislock.fencing.FencingGuard;
 import io.github.redislock.interceptor.LockInterceptor;
 import io.github.redislock.interceptor.LockOperationSource;
 import io.github.redislock.interceptor.LockOperationSourceAdvisor;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -128,6 +131,18 @@ class RedisLockAutoConfigurationTests {
 		new ApplicationContextRunner().withConfiguration(BootClasses.redisAndLock())
 			.withClassLoader(new FilteredClassLoader("org.springframework.data.redis"))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockClient.class));
+	}
+
+	@Test
+	void withoutSpringJdbcTheClientAndTheAnnotationSupportAreThereAndNoGuard() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(BootClasses.redisAutoConfiguration(),
+					RedisLockAutoConfiguration.class, JdbcFencingGuardAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("org.springframework.jdbc"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockClient.class)
+				.hasSingleBean(LockOperationSourceAdvisor.class)
+				.doesNotHaveBean(FencingGuard.class));
 	}
 
 	@Test

@@ -1,48 +1,39 @@
 package io.github.redislock.sample.demo;
 
-import java.util.List;
-import java.util.Map;
+import io.github.redislock.fencing.RedisFencedValues;
+import io.github.redislock.fencing.StaleFencingTokenException;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.DefaultRedisScript;
 
 /**
- * A stock level that remembers the fencing token of its last write and refuses a write
- * with an older one: the store side of fencing. A holder whose lock passed on while it
- * was paused (a GC pause, a stalled VM) still believes it holds the lock when it resumes;
- * its token tells the store otherwise. One hash per SKU, {@code sample:fenced:<sku>},
- * with the fields {@code units} and {@code token}; the check and the write are one Lua
- * script, so no write slips between them.
+ * A stock level that only the newest holder of the SKU's lock can overwrite: the store
+ * side of fencing, with the library's {@link RedisFencedValues}. A holder whose lock
+ * passed on while it was paused (a GC pause, a stalled VM) still believes it holds the
+ * lock when it resumes; its token tells the store otherwise. One hash per SKU,
+ * {@code sample:fenced:<sku>}, with the units in {@code value} and the newest token in
+ * {@code token}.
  */
 final class FencedStock {
 
 	private static final String KEY_PREFIX = "sample:fenced:";
 
-	// KEYS[1] the SKU's hash; ARGV[1] the units, ARGV[2] the writer's fencing token.
-	// Returns 1 when written, 0 when a write with a newer token came first.
-	private static final DefaultRedisScript<Long> WRITE = new DefaultRedisScript<>("""
-			local last = tonumber(redis.call('hget', KEYS[1], 'token') or '0')
-			if tonumber(ARGV[2]) < last then
-			  return 0
-			end
-			redis.call('hset', KEYS[1], 'units', ARGV[1], 'token', ARGV[2])
-			return 1
-			""", Long.class);
-
 	private final StringRedisTemplate redis;
+
+	private final RedisFencedValues values;
 
 	FencedStock(StringRedisTemplate redis) {
 		this.redis = redis;
+		this.values = new RedisFencedValues(redis);
 	}
 
 	/** Stocks a SKU, as a write no holder made (token 0). */
 	void stock(String sku, int units) {
-		this.redis.opsForHash().putAll(key(sku), Map.of("units", Integer.toString(units), "token", "0"));
+		this.values.set(key(sku), Integer.toString(units), 0);
 	}
 
 	int available(String sku) {
-		Object units = this.redis.opsForHash().get(key(sku), "units");
-		return (units != null) ? Integer.parseInt(units.toString()) : 0;
+		String units = this.values.get(key(sku));
+		return (units != null) ? Integer.parseInt(units) : 0;
 	}
 
 	/**
@@ -50,9 +41,13 @@ final class FencedStock {
 	 * @return whether it was written
 	 */
 	boolean write(String sku, int units, long fencingToken) {
-		Long written = this.redis.execute(WRITE, List.of(key(sku)), Integer.toString(units),
-				Long.toString(fencingToken));
-		return written != null && written == 1;
+		try {
+			this.values.set(key(sku), Integer.toString(units), fencingToken);
+			return true;
+		}
+		catch (StaleFencingTokenException ex) {
+			return false;
+		}
 	}
 
 	void delete(String sku) {

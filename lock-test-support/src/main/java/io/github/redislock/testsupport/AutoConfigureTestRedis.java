@@ -16,7 +16,7 @@ import java.lang.annotation.Target;
  * <pre class="code">
  * &#64;SpringBootTest
  * &#64;AutoConfigureTestRedis
- * class OrderServiceTests {
+ * class OrderServiceTest {
  *     // ...
  * }
  * </pre>

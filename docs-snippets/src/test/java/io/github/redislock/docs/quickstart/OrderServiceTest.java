@@ -15,7 +15,7 @@ import static org.mockito.BDDMockito.given;
 
 @SpringBootTest
 @AutoConfigureTestRedis
-class OrderServiceTests {
+class OrderServiceTest {
 
 	@Autowired
 	OrderService orders;

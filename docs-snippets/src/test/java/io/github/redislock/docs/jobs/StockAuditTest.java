@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest
 @AutoConfigureTestRedis
-class StockAuditTests {
+class StockAuditTest {
 
 	@Autowired
 	StockAudit audit;

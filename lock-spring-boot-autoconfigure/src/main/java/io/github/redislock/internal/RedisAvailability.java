@@ -51,11 +51,6 @@ final class RedisAvailability {
 		this.where = where;
 	}
 
-	/** Whether Redis is known unreachable right now. */
-	boolean isLost() {
-		return this.lostSince != 0;
-	}
-
 	/**
 	 * A call failed because Redis could not be reached or did not answer in time: told at
 	 * once, the first time.

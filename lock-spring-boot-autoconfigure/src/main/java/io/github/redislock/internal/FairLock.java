@@ -114,9 +114,9 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			long leaseMillis) {
+			long leaseMillis, PublishMode publish) {
 		// a hash of owners, as the exclusive lock's
-		return ExclusiveLock.INSTANCE.extend(redis, keys, owner, leaseMillis);
+		return ExclusiveLock.INSTANCE.extend(redis, keys, owner, leaseMillis, publish);
 	}
 
 	@Override

@@ -62,10 +62,12 @@ interface LockKind {
 
 	/**
 	 * Sends the command that sets what is left of the owner's lease.
+	 * @param publish how a shortened lease is announced, for a kind whose waiters sleep
+	 * until a lease end they were told (the others may ignore it)
 	 * @return whether the owner held the lock, so that the lease was set
 	 */
 	CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			long leaseMillis);
+			long leaseMillis, PublishMode publish);
 
 	/**
 	 * Sends the command that frees the lock whoever holds it.

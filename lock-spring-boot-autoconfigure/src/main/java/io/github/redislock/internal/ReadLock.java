@@ -101,7 +101,7 @@ final class ReadLock implements ReadWriteLocks.Side {
 
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			long leaseMillis) {
+			long leaseMillis, PublishMode publish) {
 		return ScriptCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
 					Long.toString(leaseMillis))

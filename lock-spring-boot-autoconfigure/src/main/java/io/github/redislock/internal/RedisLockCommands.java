@@ -211,7 +211,7 @@ final class RedisLockCommands implements LockCommands {
 	@Override
 	public boolean extend(LockKeys keys, Owner owner, long leaseMillis) {
 		return this.calls.call(() -> describe("extend the lease of", keys),
-				(redis) -> keys.kind().extend(redis, keys, owner, leaseMillis));
+				(redis) -> announcing((mode) -> keys.kind().extend(redis, keys, owner, leaseMillis, mode)));
 	}
 
 	@Override

@@ -126,10 +126,10 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			long leaseMillis) {
+			long leaseMillis, PublishMode publish) {
 		return ScriptCalls
-			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
-					Long.toString(leaseMillis))
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
+					ScriptCalls.number(leaseMillis), publish.argument(), keys.channelBytes())
 			.thenApply(LockReply::yes);
 	}
 

@@ -113,7 +113,7 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 
 	@Override
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			long leaseMillis) {
+			long leaseMillis, PublishMode publish) {
 		return ScriptCalls
 			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), field(owner),
 					Long.toString(leaseMillis))

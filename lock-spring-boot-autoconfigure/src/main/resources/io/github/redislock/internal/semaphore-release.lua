@@ -28,8 +28,7 @@ if keep > 0 and tonumber(ARGV[5]) > 0 then
   keep = math.min(keep, math.ceil((tonumber(ARGV[5]) - tonumber(time[1]) * 1000000 - tonumber(time[2])) / 1000))
 end
 if keep > 0 then
-  -- kept for nobody, under a name no owner has, until it expires; a waiter sleeps until the earliest lease
-  -- end (see semaphore-acquire.lua), so no message is needed
+  -- kept for nobody, under a name no owner has, until it expires
   redis.call('zadd', KEYS[1], now + keep, 'kept:' .. ARGV[1])
 end
 -- the key lives until the latest end of those left, so that it is gone with them even if nobody acquires
@@ -39,10 +38,8 @@ local last = redis.call('zrange', KEYS[1], -1, -1, 'WITHSCORES')
 if last[2] and (keep > 0 or tonumber(last[2]) < tonumber(score)) then
   redis.call('pexpire', KEYS[1], math.max(1, tonumber(last[2]) - now))
 end
-if keep > 0 then
-  return 0
-end
--- one permit is free: the waiter asleep longest of each client asks again (an empty set is gone with its
--- last member)
+-- the waiter asleep longest of each client asks again: a permit is free, or, when kept for nobody, it comes
+-- back when the minimum hold ends, which may be before the lease end the waiters were told when refused
+-- (they would sleep on while it is free; unlock.lua tells them for the same reason)
 redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[4], 'released')
 return 0

@@ -62,7 +62,7 @@ final class SemaphoreReplay extends Replay<State> {
 		script("extend", (where, before, after) -> {
 			this.redis.nextMillisecond();
 			same(where, "reply", after.last().reply(),
-					eval("semaphore-extend", sem, after.last().handle(), ms(after.last().lease())));
+					eval("semaphore-extend", sem, after.last().handle(), ms(after.last().lease()), "0", CHANNEL));
 		});
 		script("renew", (where, before, after) -> {
 			this.redis.nextMillisecond();

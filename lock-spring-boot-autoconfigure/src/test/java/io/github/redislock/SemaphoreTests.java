@@ -3,6 +3,7 @@ package io.github.redislock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -126,6 +127,50 @@ class SemaphoreTests {
 		// each woken long before any lease end; the best one within a round trip here
 		assertThat(latencies).allSatisfy((ms) -> assertThat(ms).isLessThan(5_000));
 		assertThat(latencies.stream().mapToLong(Long::longValue).min().orElseThrow()).isLessThan(50);
+	}
+
+	/**
+	 * A waiter refused while both permits were taken was told the earliest lease end (30
+	 * s). A release that keeps its permit for nobody for a minimum hold, or an extend
+	 * that shortens a lease that then ends unreleased, brings a permit back sooner: the
+	 * waiter is told, and takes it then, not at the lease end it was told.
+	 */
+	@ParameterizedTest(name = "shortened by extend: {0}")
+	@ValueSource(booleans = { false, true })
+	void aWaiterTakesAPermitWhenAKeptPermitOrAShortenedLeaseEndsNotAtTheLeaseEndItWasTold(boolean byExtend)
+			throws Exception {
+		String name = LockTestClients.uniqueName();
+		RedisSemaphore holders = this.clients.newClient().getSemaphore(name, 2);
+		RedisLockClient waitingClient = this.clients.newClient();
+		RedisSemaphore waiting = waitingClient.getSemaphore(name, 2);
+		LockHandle first = holders.acquire(Duration.ZERO, Duration.ofSeconds(30));
+		long firstAt = System.nanoTime();
+		LockHandle second = holders.acquire(Duration.ZERO, Duration.ofSeconds(30));
+		CompletableFuture<Long> acquiredAt = CompletableFuture.supplyAsync(() -> {
+			// a wait below the leases: taken at its end by a last attempt, or at once
+			// when woken
+			Optional<LockHandle> permit = waiting.tryAcquire(Duration.ofSeconds(20), Duration.ofSeconds(30));
+			long at = System.nanoTime();
+			permit.ifPresent(LockHandle::release);
+			return permit.isPresent() ? at : Long.MAX_VALUE;
+		}, TestThreads.perTask());
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> LockTestClients.inspector(waitingClient).waitingCount() == 1);
+		long changedAt = System.nanoTime();
+		if (byExtend) {
+			// ends in Redis after 200 ms, never released: as if its holder died
+			assertThat(first.extend(Duration.ofMillis(200))).isTrue();
+		}
+		else {
+			// kept for nobody for another 300 ms, however long the wait above took
+			first.release(Duration.ofNanos(System.nanoTime() - firstAt).plusMillis(300));
+		}
+		long waitedMillis = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(30, TimeUnit.SECONDS) - changedAt);
+		logger.info("Permit taken " + waitedMillis + " ms after it was " + (byExtend ? "shortened" : "kept"));
+		// woken: within a few hundred ms; 10 s leaves room for a loaded machine, half the
+		// 20 s after which a last attempt would have taken it anyway
+		assertThat(waitedMillis).isLessThan(10_000);
+		second.release();
 	}
 
 	/**

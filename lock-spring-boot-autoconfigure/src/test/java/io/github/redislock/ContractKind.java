@@ -58,7 +58,7 @@ abstract class ContractKind {
 	 * least once.
 	 */
 	static List<ContractKind> all() {
-		return List.of(exclusiveLock(), exclusiveAsyncHandle(), fairLock(), fairHandle(), readLock(),
+		return List.of(exclusiveLock(), exclusiveAsyncHandle(), fairLock(), fairHandle(), readLock(), writeLock(),
 				writeAsyncHandle(), semaphoreHandle(), semaphoreReactive());
 	}
 
@@ -115,6 +115,14 @@ abstract class ContractKind {
 	abstract Optional<Hold> tryAcquire(RedisLockClient client, String name, Duration waitTime,
 			@Nullable Duration leaseTime) throws InterruptedException;
 
+	/**
+	 * Takes a hold as {@link #tryAcquire} does, waiting without end: a thread-owned kind
+	 * with {@code lockInterruptibly()}, a handle with a wait no test reaches.
+	 * @throws InterruptedException when the calling thread was interrupted while it
+	 * waited
+	 */
+	abstract Hold acquireUntilInterrupted(RedisLockClient client, String name) throws InterruptedException;
+
 	/** One hold of a kind, released by its owner. */
 	interface Hold {
 
@@ -159,6 +167,20 @@ abstract class ContractKind {
 			@Override
 			ContractKind rival() {
 				return writeAsyncHandle();
+			}
+		};
+	}
+
+	static ContractKind writeLock() {
+		return new ThreadOwned("write lock (thread-owned)", "write", "readWrite", 1) {
+			@Override
+			RedisLock lock(RedisLockClient client, String name) {
+				return client.getReadWriteLock(name).writeLock();
+			}
+
+			@Override
+			ContractKind rival() {
+				return readLock();
 			}
 		};
 	}
@@ -246,10 +268,18 @@ abstract class ContractKind {
 		Optional<Hold> tryAcquire(RedisLockClient client, String name, Duration waitTime, @Nullable Duration leaseTime)
 				throws InterruptedException {
 			RedisLock lock = lock(client, name);
-			if (!lock.tryLock(waitTime, leaseTime)) {
-				return Optional.empty();
-			}
-			return Optional.of(new Hold() {
+			return lock.tryLock(waitTime, leaseTime) ? Optional.of(held(lock)) : Optional.empty();
+		}
+
+		@Override
+		Hold acquireUntilInterrupted(RedisLockClient client, String name) throws InterruptedException {
+			RedisLock lock = lock(client, name);
+			lock.lockInterruptibly();
+			return held(lock);
+		}
+
+		private static Hold held(RedisLock lock) {
+			return new Hold() {
 				@Override
 				public long fencingToken() {
 					return lock.fencingToken();
@@ -269,7 +299,7 @@ abstract class ContractKind {
 				public void release() {
 					lock.unlock();
 				}
-			});
+			};
 		}
 
 	}
@@ -321,13 +351,19 @@ abstract class ContractKind {
 			});
 		}
 
+		@Override
+		Hold acquireUntilInterrupted(RedisLockClient client, String name) throws InterruptedException {
+			return tryAcquire(client, name, Duration.ofDays(1), null)
+				.orElseThrow(() -> new AssertionError("A day's wait for '" + name + "' ended"));
+		}
+
 		/**
 		 * Waits for an asynchronous acquisition; an interrupt cancels it, which is how an
 		 * asynchronous caller gives up.
 		 */
 		static Optional<LockHandle> await(CompletableFuture<LockHandle> acquisition) throws InterruptedException {
 			try {
-				return Optional.of(acquisition.get(60, TimeUnit.SECONDS));
+				return Optional.of(acquisition.get(120, TimeUnit.SECONDS));
 			}
 			catch (InterruptedException ex) {
 				acquisition.cancel(false);

@@ -309,7 +309,8 @@ abstract class LockKindContract {
 		String name = LockTestClients.uniqueName();
 		List<Owner> blockers = block(kind, name);
 		try {
-			Waiter waiter = Waiter.start(kind, this.waiting, name, LONG_WAIT);
+			// lockInterruptibly() for a thread-owned kind
+			Waiter waiter = Waiter.start(kind, this.waiting, name, null);
 			awaitWaiting(this.waiting, 1);
 			waiter.thread().interrupt();
 			assertThat(waiter.acquired()).failsWithin(Duration.ofSeconds(10))
@@ -532,12 +533,19 @@ abstract class LockKindContract {
 	 */
 	record Waiter(Thread thread, CompletableFuture<Boolean> acquired, AtomicReference<Long> at) {
 
-		static Waiter start(ContractKind kind, RedisLockClient client, String name, Duration waitTime) {
+		/**
+		 * Starts the waiter.
+		 * @param waitTime how long it waits, or {@code null} to wait until it gets it or
+		 * is interrupted
+		 */
+		static Waiter start(ContractKind kind, RedisLockClient client, String name, @Nullable Duration waitTime) {
 			CompletableFuture<Boolean> acquired = new CompletableFuture<>();
 			AtomicReference<Long> at = new AtomicReference<>();
 			Thread thread = new Thread(() -> {
 				try {
-					Optional<Hold> hold = kind.tryAcquire(client, name, waitTime, Duration.ofSeconds(10));
+					Optional<Hold> hold = (waitTime != null)
+							? kind.tryAcquire(client, name, waitTime, Duration.ofSeconds(10))
+							: Optional.of(kind.acquireUntilInterrupted(client, name));
 					at.set(System.nanoTime());
 					hold.ifPresent(Hold::release);
 					acquired.complete(hold.isPresent());

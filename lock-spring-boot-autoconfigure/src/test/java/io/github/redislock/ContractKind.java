@@ -134,6 +134,12 @@ abstract class ContractKind {
 		/** Whether it is still held (asked on the owning thread). */
 		boolean isHeld();
 
+		/**
+		 * Sets what is left of its lease to exactly {@code leaseTime}, which the watchdog
+		 * then no longer renews (on the owning thread).
+		 */
+		boolean extend(Duration leaseTime);
+
 		/** Gives it back (on the owning thread). */
 		void release();
 
@@ -296,6 +302,11 @@ abstract class ContractKind {
 				}
 
 				@Override
+				public boolean extend(Duration leaseTime) {
+					return lock.extend(leaseTime);
+				}
+
+				@Override
 				public void release() {
 					lock.unlock();
 				}
@@ -342,6 +353,11 @@ abstract class ContractKind {
 				@Override
 				public boolean isHeld() {
 					return acquired.isHeld();
+				}
+
+				@Override
+				public boolean extend(Duration leaseTime) {
+					return acquired.extend(leaseTime);
 				}
 
 				@Override

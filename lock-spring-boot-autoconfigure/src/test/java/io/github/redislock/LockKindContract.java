@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import io.github.redislock.ContractKind.Hold;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
+import io.github.redislock.internal.HeldLock;
 import io.github.redislock.internal.KindState;
 import io.github.redislock.internal.LockInspector;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -257,6 +258,22 @@ abstract class LockKindContract {
 
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("kinds")
+	void extendSetsTheLeaseRedisHoldsAndEndsWatchdogRenewal(ContractKind kind) throws Exception {
+		String name = LockTestClients.uniqueName();
+		Hold hold = acquire(kind, this.holding, name, Duration.ZERO, null);
+		assertThat(heldHere(name).watchdog()).isTrue();
+		assertThat(state(name).remainingLeaseMillis()).isBetween(1L, WATCHDOG_TIMEOUT.toMillis());
+		assertThat(hold.extend(LONG_LEASE)).isTrue();
+		assertThat(heldHere(name).watchdog()).as("renewed by the watchdog").isFalse();
+		assertThat(state(name).remainingLeaseMillis()).isGreaterThan(WATCHDOG_TIMEOUT.toMillis())
+			.isLessThanOrEqualTo(LONG_LEASE.toMillis());
+		hold.release();
+		assertThat(hold.extend(LONG_LEASE)).as("once released").isFalse();
+		assertNoKeysOf(name);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("kinds")
 	void fencingTokensStrictlyIncreaseFromHoldToHold(ContractKind kind) throws Exception {
 		String name = LockTestClients.uniqueName();
 		long last = 0;
@@ -455,6 +472,16 @@ abstract class LockKindContract {
 			assertThat(LockTestClients.inspector(this.holding).kindStates(name)).as("waiters Redis knows of")
 				.allSatisfy((state) -> assertThat(state.waiting()).isZero());
 		});
+	}
+
+	/** The holding client's one hold of the name. */
+	private HeldLock heldHere(String name) {
+		return LockTestClients.inspector(this.holding)
+			.heldLocks()
+			.stream()
+			.filter((held) -> held.name().equals(name))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("'" + name + "' is not held here"));
 	}
 
 	/** The name's one active kind as Redis holds it, or an empty one. */

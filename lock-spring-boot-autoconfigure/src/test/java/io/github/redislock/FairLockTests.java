@@ -24,9 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The fair lock against a real Redis: granted in request order across clients, a waiter
- * that gives up leaves the queue at once, one whose process is killed within 10 s, and
- * nothing is left in Redis.
+ * The fair lock against a real Redis: granted in request order across clients, the
+ * waiters of a killed process leave the queue within 10 s, and nothing is left in Redis.
+ * What every kind keeps (a waiter that times out or is interrupted leaves the queue at
+ * once, exclusion, leases, tokens) {@link LockKindContract} checks.
  */
 class FairLockTests {
 
@@ -169,49 +170,6 @@ class FairLockTests {
 			waiter.get(20, TimeUnit.SECONDS);
 		}
 		assertThat(granted).containsExactly(0, 1);
-		assertNoKeysOf(name);
-	}
-
-	@Test
-	void aWaiterWhoseWaitEndsLeavesTheQueueAtOnce() throws Exception {
-		String name = LockTestClients.uniqueName();
-		RedisLock holder = this.clients.newClient().getFairLock(name);
-		RedisLock other = this.clients.newClient().getFairLock(name);
-		holder.lock();
-		assertThat(TestThreads.onOtherThread(() -> other.tryLock(200, TimeUnit.MILLISECONDS))).isFalse();
-		await().atMost(Duration.ofSeconds(1)).until(() -> queued(name) == 0);
-		holder.unlock();
-		// nobody left ahead of a newcomer
-		assertThat(TestThreads.onOtherThread(() -> {
-			boolean acquired = other.tryLock();
-			if (acquired) {
-				other.unlock();
-			}
-			return acquired;
-		})).isTrue();
-		assertNoKeysOf(name);
-	}
-
-	@Test
-	void anInterruptedWaiterLeavesTheQueueAtOnce() throws Exception {
-		String name = LockTestClients.uniqueName();
-		RedisLock holder = this.clients.newClient().getFairLock(name);
-		RedisLock other = this.clients.newClient().getFairLock(name);
-		holder.lock();
-		Thread waiter = new Thread(() -> {
-			try {
-				other.lockInterruptibly();
-			}
-			catch (InterruptedException expected) {
-				// leaves the queue
-			}
-		});
-		waiter.start();
-		await().atMost(Duration.ofSeconds(10)).until(() -> queued(name) == 1);
-		waiter.interrupt();
-		waiter.join(10_000);
-		await().atMost(Duration.ofSeconds(1)).until(() -> queued(name) == 0);
-		holder.unlock();
 		assertNoKeysOf(name);
 	}
 

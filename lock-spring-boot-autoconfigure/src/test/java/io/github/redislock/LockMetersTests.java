@@ -61,28 +61,6 @@ class LockMetersTests {
 	}
 
 	@Test
-	void timersTellTheKindsOfLockApartByMode() {
-		this.client.getLock(this.group + ":1").lock();
-		this.client.getLock(this.group + ":1").unlock();
-		RedisReadWriteLock readWrite = this.client.getReadWriteLock(this.group + ":2");
-		readWrite.readLock().lock();
-		readWrite.readLock().unlock();
-		readWrite.writeLock().lock();
-		readWrite.writeLock().unlock();
-		RedisLock fair = this.client.getFairLock(this.group + ":3");
-		fair.lock();
-		fair.unlock();
-		for (String mode : java.util.List.of("exclusive", "read", "write", "fair")) {
-			assertThat(this.meters.get("redis.lock.acquire").tags("name", this.group, "mode", mode).timer().count())
-				.as(mode)
-				.isOne();
-			assertThat(this.meters.get("redis.lock.hold").tags("name", this.group, "mode", mode).timer().count())
-				.as(mode)
-				.isOne();
-		}
-	}
-
-	@Test
 	void gaugesShowHeldLocksAndWaitingThreadsNow() throws Exception {
 		RedisLock first = this.client.getLock(this.group + ":1");
 		RedisLock second = this.client.getLock(this.group + ":2");

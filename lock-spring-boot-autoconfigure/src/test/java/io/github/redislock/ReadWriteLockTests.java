@@ -26,9 +26,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The read/write lock against a real Redis: readers share, writers exclude, writers are
- * not starved, downgrade works and upgrade fails at once, dead readers are dropped at the
- * end of their own lease, and nothing is left in Redis.
+ * The read/write lock against a real Redis: writers are not starved, downgrade works and
+ * upgrade fails at once, readers of a phase share its token, dead readers are dropped at
+ * the end of their own lease, and nothing is left in Redis. That readers share and a
+ * writer excludes both sides, and the leases and watchdog of each side,
+ * {@link LockKindContract} checks for every kind.
  */
 class ReadWriteLockTests {
 
@@ -43,27 +45,6 @@ class ReadWriteLockTests {
 	@BeforeEach
 	void createTemplate() {
 		this.redisTemplate = this.clients.newTemplate();
-	}
-
-	@Test
-	void readersOfTwoClientsShareAndAWriterExcludesEveryone() throws Exception {
-		String name = LockTestClients.uniqueName();
-		RedisReadWriteLock first = this.clients.newClient().getReadWriteLock(name);
-		RedisReadWriteLock second = this.clients.newClient().getReadWriteLock(name);
-		first.readLock().lock();
-		assertThat(triesOnOtherThread(second.readLock())).isTrue();
-		assertThat(triesOnOtherThread(second.writeLock())).isFalse();
-		assertThat(first.readLock().isLocked()).isTrue();
-		assertThat(first.writeLock().isLocked()).isFalse();
-		first.readLock().unlock();
-		assertThat(first.readLock().isLocked()).isFalse();
-		first.writeLock().lock();
-		assertThat(first.writeLock().isLocked()).isTrue();
-		assertThat(triesOnOtherThread(second.readLock())).isFalse();
-		assertThat(triesOnOtherThread(second.writeLock())).isFalse();
-		first.writeLock().unlock();
-		assertThat(triesOnOtherThread(second.writeLock())).isTrue();
-		assertNoKeysOf(name);
 	}
 
 	@Test
@@ -407,26 +388,6 @@ class ReadWriteLockTests {
 		finally {
 			threads.shutdownNow();
 		}
-		assertNoKeysOf(name);
-	}
-
-	@Test
-	void theWatchdogRenewsReadAndWriteHoldsAndAnExplicitLeaseEnds() throws Exception {
-		String name = LockTestClients.uniqueName();
-		RedisReadWriteLock lock = this.clients.newClient((builder) -> {
-		}).getReadWriteLock(name);
-		String key = "lock:{" + name + "}:rw";
-		lock.readLock().lock();
-		await().during(Duration.ofMillis(1500))
-			.atMost(Duration.ofSeconds(5))
-			.until(() -> lock.readLock().isLocked() && this.redisTemplate.hasKey(key));
-		lock.readLock().unlock();
-		lock.writeLock().lock();
-		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> lock.writeLock().isLocked());
-		lock.writeLock().unlock();
-		lock.writeLock().lock(Duration.ofMillis(300));
-		await().atMost(Duration.ofSeconds(5)).until(() -> !lock.writeLock().isLocked());
-		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(() -> lock.writeLock().unlock());
 		assertNoKeysOf(name);
 	}
 

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -25,7 +24,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Locks and semaphores on a three-master Redis Cluster: every script touches one slot (no
  * CROSSSLOT), names spread over all nodes, waiting wakes across nodes, renewal batches
- * per slot, tokens increase.
+ * per slot, tokens increase. What every kind keeps on one name (exclusion across clients,
+ * a waiter woken by a release, ...) {@link ClusterLockKindContractTests} checks.
  */
 class RedisClusterTests {
 
@@ -67,15 +67,6 @@ class RedisClusterTests {
 		assertThat(slots).anyMatch((slot) -> slot < 5461)
 			.anyMatch((slot) -> slot >= 5461 && slot < 10923)
 			.anyMatch((slot) -> slot >= 10923);
-	}
-
-	@Test
-	void aWaiterIsWokenByAReleaseFromAnotherClient() throws Exception {
-		String name = LockTestClients.uniqueName();
-		RedisLock holder = this.clients.newClient(Duration.ofSeconds(30)).getLock(name);
-		holder.lock(Duration.ofSeconds(30));
-		RedisLockClient other = this.clients.newClient(Duration.ofSeconds(30));
-		assertThat(LockTestClients.handOffTime(holder, other)).isLessThan(Duration.ofSeconds(1));
 	}
 
 	@Test
@@ -222,28 +213,6 @@ class RedisClusterTests {
 		}
 		assertThat(LockTestClients.inspector(client).watchdogCount()).isZero();
 		assertThat(LockTestClients.inspector(other).waitingCount()).isZero();
-	}
-
-	@Test
-	void twoClientsNeverOverlapOnOneName() throws Exception {
-		String name = LockTestClients.uniqueName();
-		String counter = "counter:{" + name + "}";
-		List<CompletableFuture<Integer>> work = new ArrayList<>();
-		for (int c = 0; c < 2; c++) {
-			RedisLockClient client = this.clients.newClient(Duration.ofSeconds(30));
-			StringRedisTemplate redis = this.clients.newTemplate();
-			for (int t = 0; t < 3; t++) {
-				work.add(CompletableFuture.supplyAsync(
-						() -> MutualExclusionTests.incrementUnderLock(client.getLock(name), redis, counter, 30),
-						TestThreads.perTask()));
-			}
-		}
-		int total = 0;
-		for (CompletableFuture<Integer> done : work) {
-			total += done.get(60, TimeUnit.SECONDS);
-		}
-		StringRedisTemplate redis = this.clients.newTemplate();
-		assertThat(redis.opsForValue().get(counter)).isEqualTo(Integer.toString(total));
 	}
 
 	// held past three watchdog timeouts: renewed, not merely within the first lease

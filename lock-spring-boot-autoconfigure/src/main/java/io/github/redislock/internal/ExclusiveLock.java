@@ -77,13 +77,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
 					ScriptCalls.number(tokens), publish.argument(), lease.argument(), ScriptCalls.number(yieldMillis),
 					flag(giveUp), keys.channelBytes())
-			.thenApply((reply) -> {
-				long value = (reply != null) ? reply : -1;
-				if (value > 0) {
-					return new LockReply.Granted(value, tokens);
-				}
-				return (value == 0) ? new LockReply.Released(0) : LockReply.NOT_HELD;
-			});
+			.thenApply((reply) -> LockReply.continued(reply, tokens));
 	}
 
 	@Override

@@ -16,7 +16,11 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class LockReads {
 
-	/** A PTTL reply for a key that does not exist. */
+	/**
+	 * A PTTL reply for a key that does not exist, and what a read answers for a lease
+	 * nobody holds: prelude.lua's {@code NO_KEY}, where the scripts read it (the one
+	 * definition in Java: the kinds and {@link LockInspector} read this one).
+	 */
 	static final long NO_KEY = -2;
 
 	/** A PTTL reply for a key without expiry. */

@@ -1,25 +1,21 @@
 package io.github.redislock.internal;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Loads the Lua scripts, once, from this package's folder on the classpath (not the root,
- * where an application's own {@code lock.lua} could shadow them). Each is one
- * {@link DefaultRedisScript} whose SHA1 is computed once and read without a lock, so the
- * engine sends EVALSHA and falls back to EVAL only when Redis lost its script cache
- * (restart, failover, SCRIPT FLUSH). A {@link LockKind} loads its own scripts; the ones
- * here serve every kind.
+ * where an application's own {@code lock.lua} could shadow them), each preceded by the
+ * shared prelude ({@link ScriptTexts}). Each is one {@link DefaultRedisScript} whose SHA1
+ * is computed once and read without a lock, so the engine sends EVALSHA and falls back to
+ * EVAL only when Redis lost its script cache (restart, failover, SCRIPT FLUSH). A
+ * {@link LockKind} loads its own scripts; the ones here serve every kind.
  */
 final class LockScripts {
 
@@ -47,15 +43,9 @@ final class LockScripts {
 
 	// The text is read once and the script built from it: a script built on the resource
 	// itself would ask the resource for its modification time on every execution (a file
-	// system call, or a jar lookup).
+	// system call, or a jar lookup). The text begins with the prelude (see ScriptTexts).
 	static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		try {
-			String text = new ClassPathResource(name, LockScripts.class).getContentAsString(StandardCharsets.UTF_8);
-			return new Loaded<>(text, resultType);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not read the lock script '" + name + "' from the classpath", ex);
-		}
+		return new Loaded<>(ScriptTexts.text(name), resultType);
 	}
 
 	/**

@@ -71,7 +71,7 @@ final class LockReads {
 	 */
 	FencingCounter fencingCounter(String fenceKey) {
 		List<Object> reply = this.calls.call(() -> "read the fencing counter '" + fenceKey + "'", (redis) -> ScriptCalls
-			.<List<Object>>script(redis, FENCE_READ, ScriptOutputType.MULTI, List.of(fenceKey)));
+			.<List<Object>>script(redis, FENCE_READ, ScriptOutputType.MULTI, ScriptCalls.keys(List.of(fenceKey))));
 		Object value = reply.get(0);
 		return new FencingCounter(fenceKey, (value != null) ? Long.valueOf(text(value)) : null,
 				((Number) reply.get(1)).longValue());

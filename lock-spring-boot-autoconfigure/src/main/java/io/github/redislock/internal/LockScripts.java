@@ -1,6 +1,5 @@
 package io.github.redislock.internal;
 
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
@@ -27,17 +26,19 @@ final class LockScripts {
 
 	/**
 	 * Frees a lock whoever holds it, and announces it.
-	 * @param keysAndChannels the lock key, other keys of its holders, then the channels
-	 * its waiters wait on
-	 * @param channels how many of them are channels (passed as arguments, see
-	 * {@link ScriptCalls#publishing})
+	 * @param keys the lock key, then other keys of its holders
+	 * @param channels the channels its waiters wait on (arguments, never keys: see
+	 * {@link ScriptCalls})
 	 * @return whether it was taken
 	 */
-	static CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis,
-			List<String> keysAndChannels, int channels, PublishMode publish) {
-		return ScriptCalls
-			.<Long>publishing(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, keysAndChannels, channels,
-					Integer.toString(keysAndChannels.size() - channels - 1), publish.flag())
+	static CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, byte[][] keys,
+			PublishMode publish, byte[]... channels) {
+		byte[][] args = new byte[channels.length + 2][];
+		// how many holder keys follow the hash
+		args[0] = ScriptCalls.number(keys.length - 1);
+		args[1] = publish.argument();
+		System.arraycopy(channels, 0, args, 2, channels.length);
+		return ScriptCalls.<Long>script(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, keys, args)
 			.thenApply(LockReply::yes);
 	}
 

@@ -136,7 +136,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 	@Override
 	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			PublishMode publish) {
-		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 1, publish);
+		return LockScripts.forceRelease(redis, keys.lockKeyBytes(), publish, keys.channelBytes());
 	}
 
 	@Override

@@ -26,8 +26,8 @@ class ReplaySemaphoreTests {
 	void everyStepOfEveryTraceIsWhatTheScriptsDo() {
 		redis.replaysEveryTrace("semaphore", new SemaphoreReplay(redis, Map.of()), traces(),
 				List.of("permitsTakenTest", "tryAcquireTest", "releaseWakesTest", "leaseEndTest", "keptTest",
-						"keptPermitLeftUnsoughtTest", "lostReplySettledTest", "deadHolderTest", "failoverTest",
-						"dataLossTest"),
+						"keptPermitSoughtTest", "shortenedLeaseToldTest", "lostReplySettledTest", "deadHolderTest",
+						"failoverTest", "dataLossTest"),
 				List.of("acquire", "release", "extend", "renew", "settle", "giveUp", "crash", "tick", "dataLoss",
 						"snapshot", "failover"));
 	}

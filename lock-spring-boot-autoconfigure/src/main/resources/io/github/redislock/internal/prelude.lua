@@ -8,6 +8,8 @@
 --     time sends no TIME (a value computed here would cost every script a TIME);
 --   publish(sharded, channel, message): announces on the lock's channel, sharded or not;
 --   the reply codes the scripts share, each named once here and decoded once in Java.
+-- What a script takes arrives the same way from every kind (ScriptCalls): its keys in KEYS, a channel
+-- whole in ARGV (never a key), the owner, numbers and flags ('1' or '0') as their decimal text.
 -- Functions rather than repeated lines: each is a closure made on every call, a fraction of a microsecond
 -- of server time against the round trip every call is (measured in docs/design/lock-kinds.md).
 if redis.replicate_commands then

@@ -1,11 +1,11 @@
 package io.github.redislock;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.internal.ScriptTexts;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -111,9 +111,8 @@ class WaiterMarkTests {
 	void theLastWaiterCountedOutFreesALockKeptForThem() throws Exception {
 		String name = LockTestClients.uniqueName();
 		String key = "lock:{" + name + "}";
-		String script = new String(
-				getClass().getResourceAsStream("/io/github/redislock/internal/withdraw.lua").readAllBytes(),
-				StandardCharsets.UTF_8);
+		// as the library runs it: behind the prelude
+		String script = ScriptTexts.text("withdraw.lua");
 		redis.command("HSET", key, "yielded-by", "a:", "token", "1", "w:b:1", "1", "w:c:1", "1", "contended", "2");
 		redis.command("PEXPIRE", key, "30000");
 		assertThat(redis.command("EVAL", script, "1", key, "b:1", "0", key + ":released")).isEqualTo("1");

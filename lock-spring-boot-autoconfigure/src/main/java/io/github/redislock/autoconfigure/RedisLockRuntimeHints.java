@@ -22,8 +22,8 @@ import org.springframework.util.ClassUtils;
 class RedisLockRuntimeHints implements RuntimeHintsRegistrar {
 
 	/**
-	 * Every lock kind's scripts, whatever kinds there are: they sit in one package
-	 * folder.
+	 * Every lock kind's scripts, whatever kinds there are, and the prelude loaded in
+	 * front of each (prelude.lua): they sit in one package folder.
 	 */
 	static final String SCRIPTS = "io/github/redislock/internal/*.lua";
 

@@ -77,13 +77,7 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
 					ScriptCalls.number(tokens), publish.argument(), lease.argument(), ScriptCalls.number(yieldMillis),
 					flag(giveUp), keys.channelBytes())
-			.thenApply((reply) -> {
-				long value = (reply != null) ? reply : -1;
-				if (value > 0) {
-					return new LockReply.Granted(value, tokens);
-				}
-				return (value == 0) ? new LockReply.Released(0) : LockReply.NOT_HELD;
-			});
+			.thenApply((reply) -> LockReply.continued(reply, tokens));
 	}
 
 	@Override
@@ -112,15 +106,15 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis, PublishMode publish) {
 		return ScriptCalls
-			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), owner.id(),
-					Long.toString(leaseMillis))
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
+					ScriptCalls.number(leaseMillis))
 			.thenApply(LockReply::yes);
 	}
 
 	@Override
 	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			PublishMode publish) {
-		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 1, publish);
+		return LockScripts.forceRelease(redis, keys.lockKeyBytes(), publish, keys.channelBytes());
 	}
 
 	// taken, unless its client gave it up for other clients (see pass.lua)

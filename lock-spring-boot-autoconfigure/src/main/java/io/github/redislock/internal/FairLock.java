@@ -95,9 +95,10 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return ScriptCalls
-			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
-					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0", Long.toString(ALIVE_MILLIS),
-					Long.toString(RECHECK_MILLIS), Long.toString(HELD_SLEEP_MILLIS))
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
+					owner.argument(), ScriptCalls.number(holdsBefore), ScriptCalls.flag(waits),
+					ScriptCalls.number(ALIVE_MILLIS), ScriptCalls.number(RECHECK_MILLIS),
+					ScriptCalls.number(HELD_SLEEP_MILLIS))
 			.thenApply(ReadWriteLocks::acquired);
 	}
 
@@ -106,9 +107,10 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
 			PublishMode publish) {
 		return ScriptCalls
-			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER,
-					List.of(keys.lockKey(), queueKey(keys.lockKey()), keys.channel()), 1, owner.id(), publish.flag(),
-					Integer.toString(holdsBefore), Long.toString(keep.millis()), Long.toString(keep.untilMicros()))
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER,
+					ScriptCalls.keys(List.of(keys.lockKey(), queueKey(keys.lockKey()))), owner.argument(),
+					publish.argument(), ScriptCalls.number(holdsBefore), ScriptCalls.number(keep.millis()),
+					ScriptCalls.number(keep.untilMicros()), keys.channelBytes())
 			.thenApply(LockReply::released);
 	}
 
@@ -133,8 +135,8 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			PublishMode publish) {
-		return ScriptCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, queueKeys(keys), owner.id(),
-				publish.flag(), keys.channel());
+		return ScriptCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER, queueKeys(keys), owner.argument(),
+				publish.argument(), keys.channelBytes());
 	}
 
 	@Override
@@ -151,21 +153,21 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 	@Override
 	public CompletionStage<List<Object>> keepAlive(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			List<String> owners, PublishMode publish) {
-		String[] args = new String[owners.size() + 3];
-		args[0] = Long.toString(ALIVE_MILLIS);
-		args[1] = publish.flag();
-		// the channel is an argument, never a key (see ScriptCalls#publishing)
-		args[2] = keys.channel();
+		byte[][] args = new byte[owners.size() + 3][];
+		args[0] = ScriptCalls.number(ALIVE_MILLIS);
+		args[1] = publish.argument();
+		// the channel is an argument, never a key (see ScriptCalls)
+		args[2] = keys.channelBytes();
 		for (int i = 0; i < owners.size(); i++) {
-			args[i + 3] = owners.get(i);
+			args[i + 3] = ScriptCalls.bytes(owners.get(i));
 		}
 		return ScriptCalls.script(redis, HEARTBEAT, ScriptOutputType.MULTI, queueKeys(keys), args);
 	}
 
 	// the hash, the queue and the heartbeats (the channel that names the next waiter is
 	// an argument)
-	private static List<String> queueKeys(LockKeys keys) {
-		return List.of(keys.lockKey(), queueKey(keys.lockKey()), heartbeatsKey(keys.lockKey()));
+	private static byte[][] queueKeys(LockKeys keys) {
+		return ScriptCalls.keys(List.of(keys.lockKey(), queueKey(keys.lockKey()), heartbeatsKey(keys.lockKey())));
 	}
 
 }

@@ -16,9 +16,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class KindReads {
 
-	/** A PTTL reply for a key that does not exist (as {@link LockReads#NO_KEY}). */
-	static final long NO_KEY = LockReads.NO_KEY;
-
 	/** Fields of an owner hash that name no holder (see lock.lua and pass.lua). */
 	private static final Set<String> LOCK_FIELDS = Set.of("token", "client", "contended", "yielded-by");
 
@@ -49,7 +46,8 @@ final class KindReads {
 		CompletableFuture<Long> count = (waiters != null)
 				? redis.zcard(ScriptCalls.bytes(waiters)).toCompletableFuture() : CompletableFuture.completedFuture(0L);
 		return CompletableFuture.allOf(hash, ttl, count)
-			.thenApply((done) -> new Replies(fields(hash.join()), number(ttl.join(), NO_KEY), number(count.join(), 0)));
+			.thenApply((done) -> new Replies(fields(hash.join()), number(ttl.join(), LockReads.NO_KEY),
+					number(count.join(), 0)));
 	}
 
 	/**

@@ -145,28 +145,16 @@ final class LockKeys {
 
 	/**
 	 * {@link #channel()} encoded, the last argument of a script that announces a release
-	 * (a channel is an argument, never a key: see {@link ScriptCalls#publishing}); not to
-	 * be changed.
+	 * (a channel is an argument, never a key: see {@link ScriptCalls}); not to be
+	 * changed.
 	 */
 	byte[] channelBytes() {
 		return this.channelBytes;
 	}
 
-	/**
-	 * The lock key and the {@link #channel()}: the keys of the force-release script for a
-	 * kind with one key.
-	 */
-	List<String> lockAndChannel() {
-		return List.of(this.lockKey, this.channel);
-	}
-
 	/** The owner's field in the lock's hash: its hold count. */
 	String field(Owner owner) {
 		return this.kind.field(owner);
-	}
-
-	List<String> lockOnly() {
-		return List.of(this.lockKey);
 	}
 
 	@Override

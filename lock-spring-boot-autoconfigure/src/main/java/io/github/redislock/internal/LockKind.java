@@ -82,7 +82,7 @@ interface LockKind {
 
 	/**
 	 * Sends the reads that tell what is left of the owner's lease:
-	 * {@link KindReads#NO_KEY} when it does not hold the lock, -1 without expiry. By
+	 * {@link LockReads#NO_KEY} when it does not hold the lock, -1 without expiry. By
 	 * default, the owner's field in the kind's hash and the hash's PTTL; a kind with
 	 * per-holder leases reads its own.
 	 */
@@ -93,7 +93,7 @@ interface LockKind {
 			.toCompletableFuture();
 		CompletableFuture<Long> ttl = redis.pttl(key).toCompletableFuture();
 		return held.thenCombine(ttl,
-				(h, t) -> (Boolean.TRUE.equals(h) && t != null) ? t.longValue() : Long.valueOf(KindReads.NO_KEY));
+				(h, t) -> (Boolean.TRUE.equals(h) && t != null) ? t.longValue() : Long.valueOf(LockReads.NO_KEY));
 	}
 
 	/**

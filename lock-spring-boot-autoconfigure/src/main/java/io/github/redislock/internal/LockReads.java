@@ -16,7 +16,11 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class LockReads {
 
-	/** A PTTL reply for a key that does not exist. */
+	/**
+	 * A PTTL reply for a key that does not exist, and what a read answers for a lease
+	 * nobody holds: prelude.lua's {@code NO_KEY}, where the scripts read it (the one
+	 * definition in Java: the kinds and {@link LockInspector} read this one).
+	 */
 	static final long NO_KEY = -2;
 
 	/** A PTTL reply for a key without expiry. */
@@ -67,7 +71,7 @@ final class LockReads {
 	 */
 	FencingCounter fencingCounter(String fenceKey) {
 		List<Object> reply = this.calls.call(() -> "read the fencing counter '" + fenceKey + "'", (redis) -> ScriptCalls
-			.<List<Object>>script(redis, FENCE_READ, ScriptOutputType.MULTI, List.of(fenceKey)));
+			.<List<Object>>script(redis, FENCE_READ, ScriptOutputType.MULTI, ScriptCalls.keys(List.of(fenceKey))));
 		Object value = reply.get(0);
 		return new FencingCounter(fenceKey, (value != null) ? Long.valueOf(text(value)) : null,
 				((Number) reply.get(1)).longValue());

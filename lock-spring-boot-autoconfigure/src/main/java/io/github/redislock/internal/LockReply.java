@@ -11,14 +11,20 @@ import org.jspecify.annotations.Nullable;
  * again, in milliseconds ({@code < 0}: the holder's remaining lease, or a kind's own
  * bound), or {@code 0} when no time is known (the holder's key has no expiry: it was not
  * written by this library). A release script answers the owner's holds left
- * ({@code > 0}), {@code 0} when the owner holds it no more, {@code -1} when the owner
- * held nothing. A yes/no script (extend, force-unlock, withdraw) answers {@code 1} or
- * {@code 0}.
+ * ({@code > 0}), {@code 0} when the owner holds it no more, {@link #NOT_HELD_REPLY} when
+ * the owner held nothing. A yes/no script (extend, force-unlock, withdraw) answers
+ * {@code 1} or {@code 0}.
  */
 sealed interface LockReply {
 
 	/** The singleton {@link NotHeld} reply. */
 	LockReply NOT_HELD = new NotHeld();
+
+	/**
+	 * What a release script answers when the owner holds nothing here: prelude.lua's
+	 * {@code NOT_HELD}, where the scripts read it.
+	 */
+	long NOT_HELD_REPLY = -1;
 
 	/**
 	 * Decodes an acquire script's reply.
@@ -31,8 +37,23 @@ sealed interface LockReply {
 
 	/** Decodes a release script's reply. */
 	static LockReply released(@Nullable Long reply) {
-		long value = (reply != null) ? reply : -1;
+		long value = (reply != null) ? reply : NOT_HELD_REPLY;
 		return (value < 0) ? NOT_HELD : new Released((int) value);
+	}
+
+	/**
+	 * Decodes the reply of pass.lua, which lets a client go on passing a lock among its
+	 * threads: the first reserved token ({@code > 0}) when it goes on, {@code 0} when
+	 * another client waits (a release of the client's run), {@link #NOT_HELD_REPLY} when
+	 * the holder no longer holds it.
+	 * @param tokens how many tokens it reserved (see {@link Granted#tokens()})
+	 */
+	static LockReply continued(@Nullable Long reply, int tokens) {
+		long value = (reply != null) ? reply : NOT_HELD_REPLY;
+		if (value > 0) {
+			return new Granted(value, tokens);
+		}
+		return (value == 0) ? new Released(0) : NOT_HELD;
 	}
 
 	/** Decodes a yes/no script's reply. */

@@ -1,25 +1,20 @@
 package io.github.redislock.internal;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Loads the Lua scripts, once, from this package's folder on the classpath (not the root,
- * where an application's own {@code lock.lua} could shadow them). Each is one
- * {@link DefaultRedisScript} whose SHA1 is computed once and read without a lock, so the
- * engine sends EVALSHA and falls back to EVAL only when Redis lost its script cache
- * (restart, failover, SCRIPT FLUSH). A {@link LockKind} loads its own scripts; the ones
- * here serve every kind.
+ * where an application's own {@code lock.lua} could shadow them), each preceded by the
+ * shared prelude ({@link ScriptTexts}). Each is one {@link DefaultRedisScript} whose SHA1
+ * is computed once and read without a lock, so the engine sends EVALSHA and falls back to
+ * EVAL only when Redis lost its script cache (restart, failover, SCRIPT FLUSH). A
+ * {@link LockKind} loads its own scripts; the ones here serve every kind.
  */
 final class LockScripts {
 
@@ -31,31 +26,27 @@ final class LockScripts {
 
 	/**
 	 * Frees a lock whoever holds it, and announces it.
-	 * @param keysAndChannels the lock key, other keys of its holders, then the channels
-	 * its waiters wait on
-	 * @param channels how many of them are channels (passed as arguments, see
-	 * {@link ScriptCalls#publishing})
+	 * @param keys the lock key, then other keys of its holders
+	 * @param channels the channels its waiters wait on (arguments, never keys: see
+	 * {@link ScriptCalls})
 	 * @return whether it was taken
 	 */
-	static CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis,
-			List<String> keysAndChannels, int channels, PublishMode publish) {
-		return ScriptCalls
-			.<Long>publishing(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, keysAndChannels, channels,
-					Integer.toString(keysAndChannels.size() - channels - 1), publish.flag())
+	static CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, byte[][] keys,
+			PublishMode publish, byte[]... channels) {
+		byte[][] args = new byte[channels.length + 2][];
+		// how many holder keys follow the hash
+		args[0] = ScriptCalls.number(keys.length - 1);
+		args[1] = publish.argument();
+		System.arraycopy(channels, 0, args, 2, channels.length);
+		return ScriptCalls.<Long>script(redis, FORCE_UNLOCK, ScriptOutputType.INTEGER, keys, args)
 			.thenApply(LockReply::yes);
 	}
 
 	// The text is read once and the script built from it: a script built on the resource
 	// itself would ask the resource for its modification time on every execution (a file
-	// system call, or a jar lookup).
+	// system call, or a jar lookup). The text begins with the prelude (see ScriptTexts).
 	static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		try {
-			String text = new ClassPathResource(name, LockScripts.class).getContentAsString(StandardCharsets.UTF_8);
-			return new Loaded<>(text, resultType);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Could not read the lock script '" + name + "' from the classpath", ex);
-		}
+		return new Loaded<>(ScriptTexts.text(name), resultType);
 	}
 
 	/**

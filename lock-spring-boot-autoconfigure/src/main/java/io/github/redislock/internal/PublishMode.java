@@ -20,9 +20,4 @@ enum PublishMode {
 		return ScriptCalls.number((this == SHARDED) ? 1 : 0);
 	}
 
-	/** {@link #argument()} as text, for the scripts called with string arguments. */
-	String flag() {
-		return (this == SHARDED) ? "1" : "0";
-	}
-
 }

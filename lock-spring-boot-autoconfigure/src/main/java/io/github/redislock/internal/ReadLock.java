@@ -82,8 +82,8 @@ final class ReadLock implements ReadWriteLocks.Side {
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return ScriptCalls
-			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
-					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0")
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
+					owner.argument(), ScriptCalls.number(holdsBefore), ScriptCalls.flag(waits))
 			.thenApply(ReadWriteLocks::acquired);
 	}
 
@@ -92,10 +92,9 @@ final class ReadLock implements ReadWriteLocks.Side {
 			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
 			PublishMode publish) {
 		return ScriptCalls
-			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER,
-					List.of(keys.lockKey(), ReadWriteLocks.readersKey(keys.lockKey()),
-							ReadWriteLocks.writersChannel(keys.lockKey())),
-					1, owner.id(), Integer.toString(holdsBefore), publish.flag())
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeyBytes(keys),
+					owner.argument(), ScriptCalls.number(holdsBefore), publish.argument(),
+					ScriptCalls.bytes(ReadWriteLocks.writersChannel(keys.lockKey())))
 			.thenApply(LockReply::released);
 	}
 
@@ -103,8 +102,8 @@ final class ReadLock implements ReadWriteLocks.Side {
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis, PublishMode publish) {
 		return ScriptCalls
-			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeys(keys), owner.id(),
-					Long.toString(leaseMillis))
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeyBytes(keys),
+					owner.argument(), ScriptCalls.number(leaseMillis))
 			.thenApply(LockReply::yes);
 	}
 

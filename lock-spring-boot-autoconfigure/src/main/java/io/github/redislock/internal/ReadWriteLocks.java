@@ -1,5 +1,6 @@
 package io.github.redislock.internal;
 
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,7 +85,8 @@ final class ReadWriteLocks {
 		default CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 				PublishMode publish) {
 			// one holder key after the hash: the readers' lease ends
-			return LockScripts.forceRelease(redis, holderAndChannelKeys(keys), 2, publish);
+			return LockScripts.forceRelease(redis, holderKeyBytes(keys), publish, readersChannelBytes(keys),
+					writersChannelBytes(keys));
 		}
 
 	}
@@ -135,13 +137,25 @@ final class ReadWriteLocks {
 		return keys.scriptKeys().subList(0, 2);
 	}
 
+	/** {@link #holderKeys} as a script's keys, encoded already. */
+	static byte[][] holderKeyBytes(LockKeys keys) {
+		return Arrays.copyOf(keys.scriptKeyBytes(), 2);
+	}
+
 	/**
-	 * The hash, the readers' lease ends, then the readers' and the writers' channels:
-	 * what a write release and a forced release touch and announce on.
+	 * {@link #readersChannel} as a script's argument: a write release and a forced
+	 * release announce on it.
 	 */
-	static List<String> holderAndChannelKeys(LockKeys keys) {
-		String lockKey = keys.lockKey();
-		return List.of(lockKey, readersKey(lockKey), readersChannel(lockKey), writersChannel(lockKey));
+	static byte[] readersChannelBytes(LockKeys keys) {
+		return ScriptCalls.bytes(readersChannel(keys.lockKey()));
+	}
+
+	/**
+	 * {@link #writersChannel} as a script's argument: a write release and a forced
+	 * release announce on it.
+	 */
+	static byte[] writersChannelBytes(LockKeys keys) {
+		return ScriptCalls.bytes(writersChannel(keys.lockKey()));
 	}
 
 	/** Decodes an acquire script's reply: one token, shared by a read phase. */

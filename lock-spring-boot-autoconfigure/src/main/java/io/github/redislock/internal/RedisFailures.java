@@ -233,10 +233,10 @@ final class RedisFailures {
 	private static final Pattern UNKNOWN_IN_SCRIPT = Pattern
 		.compile("@user_script:(\\d+):.*Unknown Redis command called from Lua script");
 
-	// redis.call('hset', ...), or redis.call(ARGV[2] == '1' and 'spublish' or 'publish',
-	// ...)
+	// redis.call('hset', ...), or the prelude's publish: redis.call(sharded == '1' and
+	// 'spublish' or 'publish', ...) (the line numbers Redis reports count the prelude's)
 	private static final Pattern SCRIPT_CALL = Pattern
-		.compile("redis\\.p?call\\((?:ARGV\\[\\d+\\] == '1' and '(\\w+)' or )?'(\\w+)'");
+		.compile("redis\\.p?call\\((?:\\w+ == '1' and '(\\w+)' or )?'(\\w+)'");
 
 	/**
 	 * A refusal decided on the client side after Redis answered, such as too few replicas

@@ -256,15 +256,16 @@ final class RedisLockCommands implements LockCommands {
 	private static CompletionStage<List<Object>> renew(RedisClusterAsyncCommands<byte[], byte[]> redis,
 			List<Hold> holds, long leaseMillis) {
 		List<String> keys = new ArrayList<>(holds.size());
-		String[] args = new String[holds.size() + 1];
-		args[0] = Long.toString(leaseMillis);
+		byte[][] args = new byte[holds.size() + 1][];
+		args[0] = ScriptCalls.number(leaseMillis);
 		for (int i = 0; i < holds.size(); i++) {
 			Hold hold = holds.get(i);
 			LockKind kind = hold.keys().kind();
 			kind.addRenewKeys(hold.keys(), keys);
-			args[i + 1] = kind.field(hold.redisOwner());
+			args[i + 1] = ScriptCalls.bytes(kind.field(hold.redisOwner()));
 		}
-		return ScriptCalls.script(redis, holds.get(0).keys().kind().renewal(), ScriptOutputType.MULTI, keys, args);
+		return ScriptCalls.script(redis, holds.get(0).keys().kind().renewal(), ScriptOutputType.MULTI,
+				ScriptCalls.keys(keys), args);
 	}
 
 	static String describe(String operation, LockKeys keys) {

@@ -136,7 +136,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 	@Override
 	public CompletionStage<Boolean> forceRelease(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			PublishMode publish) {
-		return LockScripts.forceRelease(redis, keys.lockAndChannel(), 1, publish);
+		return LockScripts.forceRelease(redis, keys.lockKeyBytes(), publish, keys.channelBytes());
 	}
 
 	@Override
@@ -148,7 +148,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 	public CompletionStage<Long> holderLeaseMillis(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner) {
 		return ScriptCalls.<Long>script(redis, READ, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument())
-			.thenApply((left) -> (left != null) ? left : KindReads.NO_KEY);
+			.thenApply((left) -> (left != null) ? left : LockReads.NO_KEY);
 	}
 
 	/**
@@ -161,7 +161,7 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 		return holders(redis, keys).thenApply((leases) -> {
 			Map<String, Integer> holders = new LinkedHashMap<>();
 			boolean kept = false;
-			long longest = KindReads.NO_KEY;
+			long longest = LockReads.NO_KEY;
 			for (Map.Entry<String, Long> lease : leases.entrySet()) {
 				if (lease.getKey().startsWith(KEPT_PREFIX)) {
 					kept = true;

@@ -95,9 +95,9 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	public CompletionStage<LockReply> acquire(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, Lease lease, int holdsBefore, int tokens, boolean waits) {
 		return ScriptCalls
-			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeys(), Long.toString(lease.millis()),
-					owner.id(), Integer.toString(holdsBefore), waits ? "1" : "0", Long.toString(WAITING_MARK_MILLIS),
-					Long.toString(WAITING_RECHECK_MILLIS))
+			.<Long>script(redis, LOCK, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
+					owner.argument(), ScriptCalls.number(holdsBefore), ScriptCalls.flag(waits),
+					ScriptCalls.number(WAITING_MARK_MILLIS), ScriptCalls.number(WAITING_RECHECK_MILLIS))
 			.thenApply(ReadWriteLocks::acquired);
 	}
 
@@ -106,8 +106,10 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
 			PublishMode publish) {
 		return ScriptCalls
-			.<Long>publishing(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderAndChannelKeys(keys), 2,
-					owner.id(), Integer.toString(holdsBefore), publish.flag(), Long.toString(READ_TURN_MILLIS))
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeyBytes(keys),
+					owner.argument(), ScriptCalls.number(holdsBefore), publish.argument(),
+					ScriptCalls.number(READ_TURN_MILLIS), ReadWriteLocks.readersChannelBytes(keys),
+					ReadWriteLocks.writersChannelBytes(keys))
 			.thenApply(LockReply::released);
 	}
 
@@ -115,17 +117,17 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 	public CompletionStage<Boolean> extend(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			long leaseMillis, PublishMode publish) {
 		return ScriptCalls
-			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockOnly(), field(owner),
-					Long.toString(leaseMillis))
+			.<Long>script(redis, EXTEND, ScriptOutputType.INTEGER, keys.lockKeyBytes(), ScriptCalls.bytes(field(owner)),
+					ScriptCalls.number(leaseMillis))
 			.thenApply(LockReply::yes);
 	}
 
 	@Override
 	public CompletionStage<?> withdraw(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
 			PublishMode publish) {
-		return ScriptCalls.publishing(redis, WITHDRAW, ScriptOutputType.INTEGER,
-				List.of(ReadWriteLocks.writersKey(keys.lockKey()), ReadWriteLocks.readersChannel(keys.lockKey())), 1,
-				owner.id(), publish.flag());
+		return ScriptCalls.script(redis, WITHDRAW, ScriptOutputType.INTEGER,
+				ScriptCalls.keys(List.of(ReadWriteLocks.writersKey(keys.lockKey()))), owner.argument(),
+				publish.argument(), ReadWriteLocks.readersChannelBytes(keys));
 	}
 
 	@Override

@@ -8,11 +8,8 @@
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the owners no longer queued (dropped as gone): they must ask again, at the back of the queue.
-if redis.replicate_commands then
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now = clock()
 local alive = tonumber(ARGV[1])
 local missing = {}
 for i = 4, #ARGV do
@@ -35,7 +32,7 @@ end
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('zrange', KEYS[2], 0, 0)[1]
   if head then
-    redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[3], head)
+    publish(ARGV[2], ARGV[3], head)
   end
 end
 return missing

@@ -13,12 +13,8 @@
 -- (its holder died), so this only bounds what a lost message costs
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
-if redis.replicate_commands then
-  -- Redis before 5 replicates scripts verbatim unless told: TIME would forbid the writes
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now, micros = clock()
 local lease = tonumber(ARGV[1])
 local alive = tonumber(ARGV[5])
 -- waiters that stopped asking (their process died): up to 100 a call, each removed once
@@ -43,7 +39,7 @@ if free then
   if not head or head == ARGV[2] or ARGV[4] ~= '1' then
     -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
     local last = tonumber(redis.call('get', KEYS[4]) or '0')
-    local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+    local token = math.max(last + 1, micros)
     redis.call('set', KEYS[4], token)
     redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token)
     redis.call('pexpire', KEYS[1], lease)

@@ -6,10 +6,11 @@
 -- ends, counted from the grant, or 0 when unknown (see unlock.lua), ARGV[6] the lock's release channel
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
--- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
+-- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), NOT_HELD (-1) when this owner
 -- holds no lock here.
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
-  return -1
+  return NOT_HELD
 end
 local left = tonumber(ARGV[3]) - 1
 if left > 0 then
@@ -19,11 +20,8 @@ end
 -- the keep ends on this server's clock when the grant's time is known (see unlock.lua)
 local keep = tonumber(ARGV[4])
 if keep > 0 and tonumber(ARGV[5]) > 0 then
-  if redis.replicate_commands then
-    redis.replicate_commands()
-  end
-  local time = redis.call('time')
-  keep = math.min(keep, math.ceil((tonumber(ARGV[5]) - tonumber(time[1]) * 1000000 - tonumber(time[2])) / 1000))
+  local _, micros = clock()
+  keep = math.min(keep, math.ceil((tonumber(ARGV[5]) - micros) / 1000))
 end
 if keep > 0 then
   -- kept for nobody, not even this owner, until it expires (see unlock.lua); the next waiter, named
@@ -37,6 +35,6 @@ end
 -- the message names the waiter whose turn it is: its client wakes it, and nobody else
 local head = redis.call('zrange', KEYS[2], 0, 0)[1]
 if head then
-  redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[6], head)
+  publish(ARGV[2], ARGV[6], head)
 end
 return 0

@@ -15,17 +15,13 @@
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
 -- A grant's token is the first reserved one; the wait is the holder's remaining lease.
-if redis.replicate_commands then
-  -- Redis before 5 replicates scripts verbatim unless told: TIME (at the grant) would forbid the writes.
-  -- It must come before the first write, or it answers false and the script fails
-  redis.replicate_commands()
-end
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
 -- (no local function for the grant: creating its closure on every call costs more than the
 -- grant's few lines written once)
--- one read tells whether the lock is taken (-2: no key) and, when it is, what is left of its lease
+-- one read tells whether the lock is taken (NO_KEY: none) and, when it is, what is left of its lease
 local ttl = redis.call('pttl', KEYS[1])
-if ttl ~= -2 then
+if ttl ~= NO_KEY then
   -- a lock its holder's client gave up for the others waiting (see pass.lua): free for any other
   -- client, and for a caller that does not wait: turns between clients are for waiters, and a
   -- tryLock() takes a lock nobody holds, as java.util.concurrent's tryLock() barges in
@@ -87,9 +83,9 @@ end
 -- server's time in microseconds, so a counter lost (restart, FLUSHALL, eviction) or stale (a promoted
 -- replica) starts above every earlier token; and above the counter, so it never goes back on one server.
 -- The counter is set to the last token reserved. Kept a number: tostring() or .. would round it (%.14g).
-local time = redis.call('time')
+local _, micros = clock()
 local last = tonumber(redis.call('get', KEYS[2]) or '0')
-local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+local token = math.max(last + 1, micros)
 redis.call('set', KEYS[2], token + tonumber(ARGV[4]) - 1)
 redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)
 redis.call('pexpire', KEYS[1], ARGV[1])

@@ -12,15 +12,11 @@
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the first reserved token (> 0) when the client goes on; 0 when another client waits: with
 -- ARGV[6] = 1 the lock is freed for the other clients (its own threads must wait for them or for
--- ARGV[5]) and they are told ('yielded:<client>' on the channel), else nothing changed; -1 when the
+-- ARGV[5]) and they are told ('yielded:<client>' on the channel), else nothing changed; NOT_HELD (-1) when the
 -- owner no longer holds the lock.
-if redis.replicate_commands then
-  -- Redis before 5 replicates scripts verbatim unless told: TIME (at the grant) would forbid the writes.
-  -- It must come before the first write, or it answers false and the script fails
-  redis.replicate_commands()
-end
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
-  return -1
+  return NOT_HELD
 end
 if redis.call('hexists', KEYS[1], 'contended') == 1 then
   if ARGV[6] == '0' then
@@ -39,13 +35,13 @@ if redis.call('hexists', KEYS[1], 'contended') == 1 then
   end
   redis.call('pexpire', KEYS[1], ARGV[5])
   -- names the client that gave the lock up: its own waiters need not wake for this message
-  redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[7], 'yielded:' .. client)
+  publish(ARGV[3], ARGV[7], 'yielded:' .. client)
   return 0
 end
 redis.call('pexpire', KEYS[1], ARGV[4])
 -- the block's tokens come from the slot's clock as a grant's do (see lock.lua)
-local time = redis.call('time')
+local _, micros = clock()
 local last = tonumber(redis.call('get', KEYS[2]) or '0')
-local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+local token = math.max(last + 1, micros)
 redis.call('set', KEYS[2], token + tonumber(ARGV[2]) - 1)
 return token

@@ -2,14 +2,11 @@
 -- KEYS[1] the lock hash, KEYS[2] the readers' lease ends (see read-lock.lua)
 -- ARGV[1] owner, ARGV[2] the new remaining lease in milliseconds
 -- Returns 1 when the owner reads (its lease is set), 0 when it does not.
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 if redis.call('hexists', KEYS[1], 'r:' .. ARGV[1]) == 0 then
   return 0
 end
-if redis.replicate_commands then
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = clock()
 local lease = tonumber(ARGV[2])
 redis.call('zadd', KEYS[2], now + lease, ARGV[1])
 -- the keys outlive the longest lease; a shorter one ends with its entry above

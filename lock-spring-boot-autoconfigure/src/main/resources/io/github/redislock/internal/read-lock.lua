@@ -13,12 +13,8 @@
 -- A grant's token is the read phase's.
 -- A reader's token is the slot's clock when the read phase began: every write granted before the
 -- read has a token at most that, every write granted after it a greater one.
-if redis.replicate_commands then
-  -- Redis before 5 replicates scripts verbatim unless told: TIME would forbid the writes
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now, micros = clock()
 local lease = tonumber(ARGV[1])
 local field = 'r:' .. ARGV[2]
 local function raise(key, ms)
@@ -63,7 +59,7 @@ if not reading then
     -- clock, so that it holds across a lost or stale counter as writers' tokens do (see lock.lua); the
     -- counter is raised to it so that every later write is above it even if the clock steps back
     local last = tonumber(redis.call('get', KEYS[4]) or '0')
-    local token = math.max(last, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+    local token = math.max(last, micros)
     if token > last then
       redis.call('set', KEYS[4], token)
     end

@@ -3,10 +3,7 @@
 -- KEYS[2i - 1] the i-th hold's lock hash, KEYS[2i] its readers' lease ends (see read-lock.lua)
 -- ARGV[1] the lease in milliseconds; ARGV[i + 1] the i-th hold's field in the hash, "r:<owner>"
 -- Returns the 1-based positions of the holds no longer held (their renewal stops).
-if redis.replicate_commands then
-  -- Redis before 5 replicates scripts verbatim unless told: TIME would forbid the writes
-  redis.replicate_commands()
-end
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 local lease = tonumber(ARGV[1])
 local now
 local lost = {}
@@ -23,8 +20,7 @@ for i = 2, #ARGV do
     lost[#lost + 1] = i - 1
   else
     if not now then
-      local time = redis.call('time')
-      now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+      now = clock()
     end
     redis.call('zadd', ends, now + lease, string.sub(ARGV[i], 3))
     raise(key)

@@ -4,10 +4,11 @@
 -- (sharded pub/sub), else PUBLISH, ARGV[4] the channel writers wait on
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
--- Returns the holds left (> 0), 0 when this owner no longer reads, -1 when it held no read hold here.
+-- Returns the holds left (> 0), 0 when this owner no longer reads, NOT_HELD (-1) when it held no read hold here.
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 local field = 'r:' .. ARGV[1]
 if redis.call('hexists', KEYS[1], field) == 0 then
-  return -1
+  return NOT_HELD
 end
 local left = tonumber(ARGV[2]) - 1
 if left > 0 then
@@ -25,5 +26,5 @@ if redis.call('hexists', KEYS[1], 'writer') == 1 then
   return 0
 end
 redis.call('del', KEYS[1], KEYS[2])
-redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[4], 'released')
+publish(ARGV[3], ARGV[4], 'released')
 return 0

@@ -9,12 +9,8 @@
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus
 -- how long to wait at most before asking again (ms; < 0): until the earliest lease end, when a permit comes
 -- back without a release message if its holder died.
-if redis.replicate_commands then
-  -- Redis before 5 replicates scripts verbatim unless told: TIME would forbid the writes
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now, micros = clock()
 local lease = tonumber(ARGV[1])
 -- holders whose lease has passed (their process died, or stopped renewing) give their permit back here;
 -- O(log N) plus one step per holder dropped, each dropped once
@@ -26,7 +22,7 @@ if held < tonumber(ARGV[3]) or redis.call('zscore', KEYS[1], ARGV[2]) then
   -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter,
   -- which is set to the last token reserved
   local last = tonumber(redis.call('get', KEYS[2]) or '0')
-  local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+  local token = math.max(last + 1, micros)
   redis.call('set', KEYS[2], token + tonumber(ARGV[4]) - 1)
   redis.call('zadd', KEYS[1], now + lease, ARGV[2])
   -- the key lives until the latest lease end, so that it is gone once every holder is

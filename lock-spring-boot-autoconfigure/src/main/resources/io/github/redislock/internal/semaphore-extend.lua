@@ -2,11 +2,8 @@
 -- KEYS[1] the semaphore (see semaphore-acquire.lua); ARGV[1] owner, ARGV[2] the new remaining lease in ms,
 -- ARGV[3] 1 to announce with SPUBLISH (sharded pub/sub), else PUBLISH, ARGV[4] its release channel
 -- Returns 1 when the owner holds a permit (its lease is set), 0 when it does not.
-if redis.replicate_commands then
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now = clock()
 local score = redis.call('zscore', KEYS[1], ARGV[1])
 if not score or tonumber(score) <= now then
   return 0
@@ -19,6 +16,6 @@ end
 if now + lease < tonumber(score) then
   -- shortened: waiters refused earlier were told the old end, and would sleep past the new one if the permit
   -- is not released; they ask again and are told the earliest end now
-  redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[4], 'released')
+  publish(ARGV[3], ARGV[4], 'released')
 end
 return 1

@@ -1,13 +1,13 @@
 -- Reads a semaphore (see semaphore-acquire.lua) on Redis' clock, without changing it.
 -- KEYS[1] the semaphore; ARGV[1] an owner whose lease to read, or '' for every holder
--- Returns, for an owner: what is left of its lease in ms, or -2 when it holds no permit; for every holder:
+-- Returns, for an owner: what is left of its lease in ms, or NO_KEY (-2) when it holds no permit; for every holder:
 -- a flat list of member, ms left of its lease, for the holders whose lease has not passed.
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now = clock()
 if ARGV[1] ~= '' then
   local score = redis.call('zscore', KEYS[1], ARGV[1])
   if not score or tonumber(score) <= now then
-    return -2
+    return NO_KEY
   end
   return tonumber(score) - now
 end

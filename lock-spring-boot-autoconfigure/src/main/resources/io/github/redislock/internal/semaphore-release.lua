@@ -7,25 +7,22 @@
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns, as every release script (see LockReply): 0 when the permit was given back (or is kept for
--- nobody), -1 when this owner holds none here (its lease ran out, or the semaphore was force-released).
-if redis.replicate_commands then
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- nobody), NOT_HELD (-1) when this owner holds none here (its lease ran out, or the semaphore was force-released).
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now, micros = clock()
 local score = redis.call('zscore', KEYS[1], ARGV[1])
 if not score then
-  return -1
+  return NOT_HELD
 end
 redis.call('zrem', KEYS[1], ARGV[1])
 if tonumber(score) <= now then
   -- its lease had passed: the permit was already everybody's
-  return -1
+  return NOT_HELD
 end
 local keep = tonumber(ARGV[3])
 if keep > 0 and tonumber(ARGV[5]) > 0 then
   -- ends on this server's clock, not a round trip later (see unlock.lua)
-  keep = math.min(keep, math.ceil((tonumber(ARGV[5]) - tonumber(time[1]) * 1000000 - tonumber(time[2])) / 1000))
+  keep = math.min(keep, math.ceil((tonumber(ARGV[5]) - micros) / 1000))
 end
 if keep > 0 then
   -- kept for nobody, under a name no owner has, until it expires
@@ -41,5 +38,5 @@ end
 -- the waiter asleep longest of each client asks again: a permit is free, or, when kept for nobody, it comes
 -- back when the minimum hold ends, which may be before the lease end the waiters were told when refused
 -- (they would sleep on while it is free; unlock.lua tells them for the same reason)
-redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[4], 'released')
+publish(ARGV[2], ARGV[4], 'released')
 return 0

@@ -2,11 +2,8 @@
 -- KEYS[i] the i-th hold's semaphore (see semaphore-acquire.lua)
 -- ARGV[1] the lease in milliseconds; ARGV[i + 1] the i-th hold's owner
 -- Returns the 1-based positions of the holds no longer held (their renewal stops).
-if redis.replicate_commands then
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now = clock()
 local lease = tonumber(ARGV[1])
 local lost = {}
 for i = 1, #KEYS do

@@ -12,12 +12,13 @@
 -- ends, counted from the grant, or 0 when unknown (see KeepForNobody)
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
--- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), -1 when this owner
+-- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), NOT_HELD (-1) when this owner
 -- holds no lock here (its lease ran out, or the lock was force-unlocked).
 -- one read for both fields the release looks at: the owner's, and whether another client waits
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 local fields = redis.call('hmget', KEYS[1], ARGV[1], 'contended')
 if not fields[1] then
-  return -1
+  return NOT_HELD
 end
 -- The owner's own count is the truth, as in lock.lua: the stored one is higher when a nested acquire
 -- ran here but its reply never reached the owner, and decrementing that would leave the lock held.
@@ -33,11 +34,8 @@ end
 -- the lock would stay taken a round trip past the minimum hold. ARGV[8] ends it on this server's clock.
 local keep = tonumber(ARGV[4])
 if keep > 0 and tonumber(ARGV[8]) > 0 then
-  if redis.replicate_commands then
-    redis.replicate_commands()
-  end
-  local time = redis.call('time')
-  keep = math.min(keep, math.ceil((tonumber(ARGV[8]) - tonumber(time[1]) * 1000000 - tonumber(time[2])) / 1000))
+  local _, micros = clock()
+  keep = math.min(keep, math.ceil((tonumber(ARGV[8]) - micros) / 1000))
 end
 if keep > 0 then
   -- kept for nobody: no owner can release or re-enter it, not even this one; it ends with its expiry.
@@ -56,6 +54,6 @@ else
   redis.call('del', KEYS[1])
 end
 if ARGV[6] ~= '1' or fields[2] then
-  redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[7], 'released')
+  publish(ARGV[2], ARGV[7], 'released')
 end
 return 0

@@ -13,6 +13,7 @@
 -- A channel is an argument, not a key (see unlock.lua).
 -- Returns 1 when the owner was counted in, else 0 (it never marked the lock, or the lock was freed or
 -- taken anew since).
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 if redis.call('hdel', KEYS[1], 'w:' .. ARGV[1]) == 0 then
   return 0
 end
@@ -33,7 +34,7 @@ if yieldedBy then
   end
   if not others then
     redis.call('del', KEYS[1])
-    redis.call(ARGV[2] == '1' and 'spublish' or 'publish', ARGV[3], 'released')
+    publish(ARGV[2], ARGV[3], 'released')
     return 1
   end
 end

@@ -6,11 +6,8 @@
 -- keeps new readers out (ms; the writer renews it by asking again), ARGV[6] the longest wait to answer (ms)
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
-if redis.replicate_commands then
-  redis.replicate_commands()
-end
-local time = redis.call('time')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+local now, micros = clock()
 local lease = tonumber(ARGV[1])
 local field = 'w:' .. ARGV[2]
 -- readers whose lease ended without a release (their JVM died): up to 100 a call, each removed once
@@ -36,7 +33,7 @@ local turn = tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0')
 if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 and (turn <= now or ARGV[4] ~= '1') then
   -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
   local last = tonumber(redis.call('get', KEYS[4]) or '0')
-  local token = math.max(last + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+  local token = math.max(last + 1, micros)
   redis.call('set', KEYS[4], token)
   redis.call('hdel', KEYS[1], 'read-turn')
   redis.call('hset', KEYS[1], 'writer', ARGV[2], field, 1, 'wt', token)

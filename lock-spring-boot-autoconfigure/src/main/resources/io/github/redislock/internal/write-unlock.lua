@@ -6,14 +6,11 @@
 -- channel readers wait on, ARGV[6] the channel writers wait on
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
--- Returns the holds left (> 0), 0 when this owner no longer writes, -1 when it held no write hold here.
-if redis.replicate_commands then
-  -- Redis before 5 replicates scripts verbatim unless told: TIME (below) would forbid the writes
-  redis.replicate_commands()
-end
+-- Returns the holds left (> 0), 0 when this owner no longer writes, NOT_HELD (-1) when it held no write hold here.
+-- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
 local field = 'w:' .. ARGV[1]
 if redis.call('hexists', KEYS[1], field) == 0 then
-  return -1
+  return NOT_HELD
 end
 local left = tonumber(ARGV[2]) - 1
 if left > 0 then
@@ -23,8 +20,7 @@ end
 redis.call('hdel', KEYS[1], field, 'writer', 'wt')
 local readersWaiting = redis.call('hdel', KEYS[1], 'readers-waiting') == 1
 if readersWaiting then
-  local time = redis.call('time')
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local now = clock()
   local turn = tonumber(ARGV[4])
   redis.call('hset', KEYS[1], 'read-turn', now + turn)
   if redis.call('hexists', KEYS[1], 'rn') == 0 then
@@ -35,6 +31,6 @@ elseif redis.call('hexists', KEYS[1], 'rn') == 0 then
   redis.call('del', KEYS[1], KEYS[2])
 end
 -- with readers left (the writer downgraded), other readers may join them now
-redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[5], 'released')
-redis.call(ARGV[3] == '1' and 'spublish' or 'publish', ARGV[6], 'released')
+publish(ARGV[3], ARGV[5], 'released')
+publish(ARGV[3], ARGV[6], 'released')
 return 0

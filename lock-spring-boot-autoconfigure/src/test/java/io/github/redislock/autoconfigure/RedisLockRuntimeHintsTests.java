@@ -1,6 +1,7 @@
 package io.github.redislock.autoconfigure;
 
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint;
+import io.github.redislock.internal.ScriptTexts;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.MemberCategory;
@@ -36,6 +37,9 @@ class RedisLockRuntimeHintsTests {
 			assertThat(new ClassPathResource(path).exists()).as(path).isTrue();
 			assertThat(RuntimeHintsPredicates.resource().forResource(path)).as(path).accepts(this.hints);
 		}
+		// every script is loaded behind it: without it, no script loads
+		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/redislock/internal/" + ScriptTexts.PRELUDE))
+			.accepts(this.hints);
 	}
 
 	@Test

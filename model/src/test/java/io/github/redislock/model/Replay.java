@@ -1,17 +1,13 @@
 package io.github.redislock.model;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.internal.ScriptTexts;
 import io.github.redislock.model.RedisSide.ModelKey;
 import io.lettuce.core.ScriptOutputType;
 
@@ -42,8 +38,6 @@ import static io.github.redislock.model.Checks.same;
  * @param <S> the kind's model state
  */
 abstract class Replay<S extends Replay.ModelState> {
-
-	private static final String SCRIPTS = "io/github/redislock/internal/";
 
 	protected final RedisSide redis;
 
@@ -88,14 +82,12 @@ abstract class Replay<S extends Replay.ModelState> {
 		}));
 	}
 
-	/** The library's script of that name, from the auto-configuration jar. */
+	/**
+	 * The library's script of that name, from the auto-configuration jar, as the library
+	 * loads it: behind the prelude every script begins with ({@link ScriptTexts}).
+	 */
 	static String classpathScript(String name) {
-		try (InputStream in = Replay.class.getClassLoader().getResourceAsStream(SCRIPTS + name + ".lua")) {
-			return new String(Objects.requireNonNull(in, name).readAllBytes(), StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		return ScriptTexts.text(name + ".lua");
 	}
 
 	/** A step of the kind's that runs a script: its messages are checked after it. */

@@ -21,7 +21,7 @@ class ReplayTests {
 	// unlock.lua without its owner check: an owner whose lease ended releases whoever
 	// holds the lock now
 	private static final Mutation UNLOCK_WITHOUT_OWNER_CHECK = new Mutation("unlock",
-			"if not fields[1] then\n  return -1\nend\n", "");
+			"if not fields[1] then\n  return NOT_HELD\nend\n", "");
 
 	@Test
 	void everyStepOfEveryTraceIsWhatTheScriptsDo() {

@@ -1,0 +1,37 @@
+-- The prelude: the opening every lock script shares. It is not run on its own: ScriptTexts puts it in
+-- front of each script of this folder when the script is loaded, so the SHA1 Redis knows a script by
+-- covers both, and whatever evaluates a script (the library, the model's replays, tests) runs the same
+-- text. (Redis' error messages count lines from here: subtract this file's lines to find a script's.)
+-- It gives a script:
+--   the replication guard (below), before anything the script writes;
+--   clock(): the server's time, read only where a script calls it, so that a script that needs no
+--     time sends no TIME (a value computed here would cost every script a TIME);
+--   publish(sharded, channel, message): announces on the lock's channel, sharded or not;
+--   the reply codes the scripts share, each named once here and decoded once in Java.
+-- What a script takes arrives the same way from every kind (ScriptCalls): its keys in KEYS, a channel
+-- whole in ARGV (never a key), the owner, numbers and flags ('1' or '0') as their decimal text.
+-- Functions rather than repeated lines: each is a closure made on every call, a fraction of a microsecond
+-- of server time against the round trip every call is (measured in docs/design/lock-kinds.md).
+if redis.replicate_commands then
+  -- Redis before 5 replicates a script verbatim unless told: one that reads TIME could then not write.
+  -- It must be asked before the script's first write (it answers false after one), so it comes first.
+  redis.replicate_commands()
+end
+-- A release script's reply when the owner holds nothing here (its lease ran out, or the lock was
+-- force-unlocked): LockReply.released reads any negative reply so.
+local NOT_HELD = -1
+-- What PTTL answers for a key that does not exist, and what a read answers for a lease nobody holds:
+-- LockReads.NO_KEY in Java.
+local NO_KEY = -2
+-- The server's clock, one TIME: milliseconds (leases and the scores of lease ends) and microseconds
+-- (fencing tokens, and the end of a minimum hold). A script calls it once and keeps what it needs.
+local function clock()
+  local time = redis.call('time')
+  local seconds, micros = tonumber(time[1]), tonumber(time[2])
+  return seconds * 1000 + math.floor(micros / 1000), seconds * 1000000 + micros
+end
+-- sharded: the script's argument that says how to announce ('1': SPUBLISH, sharded pub/sub on a Redis
+-- Cluster; else PUBLISH); channel: taken whole from ARGV (a channel is never a key, see ScriptKeysTests)
+local function publish(sharded, channel, message)
+  redis.call(sharded == '1' and 'spublish' or 'publish', channel, message)
+end

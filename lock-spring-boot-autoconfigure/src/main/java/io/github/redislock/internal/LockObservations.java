@@ -14,9 +14,16 @@ import org.jspecify.annotations.Nullable;
  * a lock until its last release. Both carry the lock's tag name as {@code name} (low
  * cardinality: see {@link LockKeys#tagName()}) and its kind as {@code mode}
  * ({@link LockKind#mode()}); the Redis key and the fencing token are high-cardinality
- * values, for spans only. With a no-op registry nothing is allocated.
+ * values, for spans only. The context also carries the lock's whole name under
+ * {@value #NAME_ENTRY}, for handlers that must tell {@code order:42} from
+ * {@code order:43} or know a name Redis keeps only as a hash (a test's
+ * {@code LockRecorder} does), without making every span carry it. With a no-op registry
+ * nothing is allocated.
  */
 final class LockObservations {
+
+	/** The context entry that holds the lock's name as the application gave it. */
+	static final String NAME_ENTRY = "io.github.redislock.name";
 
 	static final String ACQUIRE = "redis.lock.acquire";
 
@@ -33,7 +40,7 @@ final class LockObservations {
 			return Observation.NOOP;
 		}
 		String name = keys.tagName();
-		return safely(() -> Observation.createNotStarted(ACQUIRE, this.registry)
+		return safely(() -> Observation.createNotStarted(ACQUIRE, () -> context(keys), this.registry)
 			.contextualName("lock acquire " + name)
 			.lowCardinalityKeyValue("name", name)
 			.lowCardinalityKeyValue("mode", keys.kind().mode())
@@ -63,7 +70,7 @@ final class LockObservations {
 			return Observation.NOOP;
 		}
 		String name = keys.tagName();
-		return safely(() -> Observation.createNotStarted(HOLD, this.registry)
+		return safely(() -> Observation.createNotStarted(HOLD, () -> context(keys), this.registry)
 			.contextualName("lock hold " + name)
 			.lowCardinalityKeyValue("name", name)
 			.lowCardinalityKeyValue("mode", keys.kind().mode())
@@ -71,6 +78,12 @@ final class LockObservations {
 			.highCardinalityKeyValue("key", keys.lockKey())
 			.highCardinalityKeyValue("token", Long.toString(token))
 			.start());
+	}
+
+	private static Observation.Context context(LockKeys keys) {
+		Observation.Context context = new Observation.Context();
+		context.put(NAME_ENTRY, keys.name());
+		return context;
 	}
 
 	/**

@@ -1,10 +1,6 @@
 package io.github.redislock.testsupport;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,12 +47,13 @@ public final class LockRecorder {
 
 	static final String HOLD_OBSERVATION = "redis.lock.hold";
 
-	// as io.github.redislock.internal.LockNames: longer names are hashed in the key
-	private static final int MAX_NAME_LENGTH = 1024;
+	// the context entry in which the client puts the lock's name as the application gave
+	// it (the Redis key may hold only its hash)
+	static final String NAME_ENTRY = "io.github.redislock.name";
 
 	private final List<Event> events = new ArrayList<>();
 
-	private final Map<String, Integer> holdsByTag = new HashMap<>();
+	private final Map<String, Integer> holdsByName = new HashMap<>();
 
 	/** Made by {@link AutoConfigureTestRedis}, which feeds it. */
 	LockRecorder() {
@@ -88,7 +85,7 @@ public final class LockRecorder {
 	 * @return whether it is held
 	 */
 	public synchronized boolean isHeld(String name) {
-		return this.holdsByTag.getOrDefault(tag(name), 0) > 0;
+		return this.holdsByName.getOrDefault(name, 0) > 0;
 	}
 
 	/**
@@ -102,7 +99,6 @@ public final class LockRecorder {
 	 * that were acquired instead
 	 */
 	public <T extends @Nullable Object> T assertHeldDuring(String name, Supplier<T> call) {
-		String tag = tag(name);
 		boolean heldBefore;
 		int from;
 		synchronized (this) {
@@ -116,7 +112,7 @@ public final class LockRecorder {
 				during = List.copyOf(this.events.subList(Math.min(from, this.events.size()), this.events.size()));
 			}
 			boolean acquired = during.stream()
-				.anyMatch((event) -> event.type() == Type.ACQUIRED && event.tag().equals(tag));
+				.anyMatch((event) -> event.type() == Type.ACQUIRED && event.name().equals(name));
 			if (!acquired) {
 				List<String> others = during.stream()
 					.filter((event) -> event.type() == Type.ACQUIRED)
@@ -176,35 +172,20 @@ public final class LockRecorder {
 	private void record(Type type, Observation.Context context) {
 		KeyValue key = context.getHighCardinalityKeyValue("key");
 		KeyValue mode = context.getLowCardinalityKeyValue("mode");
-		if (key == null) {
+		Object name = context.get(NAME_ENTRY);
+		if (key == null || !(name instanceof String)) {
 			return;
 		}
-		Event event = Event.of(type, key.getValue(), (mode != null) ? mode.getValue() : "");
+		Event event = new Event(type, (String) name, (mode != null) ? mode.getValue() : "", key.getValue());
 		synchronized (this) {
-			int holds = this.holdsByTag.getOrDefault(event.tag(), 0) + ((type == Type.ACQUIRED) ? 1 : -1);
+			int holds = this.holdsByName.getOrDefault(event.name(), 0) + ((type == Type.ACQUIRED) ? 1 : -1);
 			if (holds > 0) {
-				this.holdsByTag.put(event.tag(), holds);
+				this.holdsByName.put(event.name(), holds);
 			}
 			else {
-				this.holdsByTag.remove(event.tag());
+				this.holdsByName.remove(event.name());
 			}
 			this.events.add(event);
-		}
-	}
-
-	/**
-	 * The part of a lock's keys between the braces: the name, or the hash of a long one.
-	 */
-	static String tag(String name) {
-		if (name.length() <= MAX_NAME_LENGTH && name.indexOf('{') < 0 && name.indexOf('}') < 0) {
-			return name;
-		}
-		try {
-			byte[] digest = MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
-			return "{" + Base64.getUrlEncoder().withoutPadding().encodeToString(digest);
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("Every Java platform has SHA-256", ex);
 		}
 	}
 
@@ -212,29 +193,13 @@ public final class LockRecorder {
 	 * What happened to a lock.
 	 *
 	 * @param type acquired or released
-	 * @param name the lock's name; for a name over 1,024 characters or with braces, which
-	 * Redis knows only by its hash, the Redis key
+	 * @param name the lock's name, as the application gave it
 	 * @param mode the lock's kind: {@code exclusive}, {@code read}, {@code write},
 	 * {@code fair} or {@code semaphore}
 	 * @param key the lock's Redis key
 	 * @since 0.1.0
 	 */
 	public record Event(Type type, String name, String mode, String key) {
-
-		// the key is <prefix>{<tag>}<suffix>; the prefix has no braces
-		static Event of(Type type, String key, String mode) {
-			int open = key.indexOf('{');
-			int close = key.indexOf('}', open + 1);
-			boolean hashed = open >= 0 && key.startsWith("{", open + 1);
-			String name = (open < 0 || close < 0 || hashed) ? key : key.substring(open + 1, close);
-			return new Event(type, name, mode, key);
-		}
-
-		String tag() {
-			int open = this.key.indexOf('{');
-			int close = this.key.indexOf('}', open + 1);
-			return (open < 0 || close < 0) ? this.key : this.key.substring(open + 1, close);
-		}
 
 	}
 

@@ -53,7 +53,10 @@ class AutoConfigureTestRedisTests {
 
 	@Test
 	void recorderHearsTheLockClientThroughTheRegistryTheContextGotForIt() {
-		Observation hold = Observation.createNotStarted(LockRecorder.HOLD_OBSERVATION, this.observationRegistry)
+		Observation.Context context = new Observation.Context();
+		context.put(LockRecorder.NAME_ENTRY, "order:42");
+		Observation hold = Observation
+			.createNotStarted(LockRecorder.HOLD_OBSERVATION, () -> context, this.observationRegistry)
 			.lowCardinalityKeyValues(KeyValues.of("name", "order", "mode", "exclusive"))
 			.highCardinalityKeyValue("key", "lock:{order:42}")
 			.start();

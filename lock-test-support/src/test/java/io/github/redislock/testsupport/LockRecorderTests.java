@@ -81,9 +81,10 @@ class LockRecorderTests {
 	@Test
 	void knowsLongNamesWhichRedisKnowsByTheirHash() {
 		String name = "job:" + "x".repeat(1100);
-		Observation held = hold("lock:{" + LockRecorder.tag(name) + "}", "exclusive");
+		Observation held = hold(name, "lock:{{q0Rk}", "exclusive");
 		assertThat(this.recorder.isHeld(name)).isTrue();
-		assertThat(this.recorder.acquired()).containsExactly("lock:{" + LockRecorder.tag(name) + "}");
+		assertThat(this.recorder.isHeld("lock:{{q0Rk}")).isFalse();
+		assertThat(this.recorder.acquired()).containsExactly(name);
 		held.stop();
 		assertThat(this.recorder.isHeld(name)).isFalse();
 	}
@@ -98,9 +99,17 @@ class LockRecorderTests {
 	}
 
 	private Observation hold(String key, String mode) {
-		String name = key.substring(key.indexOf('{') + 1, key.indexOf('}'));
-		return Observation.createNotStarted(LockRecorder.HOLD_OBSERVATION, this.registry)
-			.lowCardinalityKeyValue("name", name)
+		return hold(key.substring(key.indexOf('{') + 1, key.indexOf('}')), key, mode);
+	}
+
+	// as the client makes it: the whole name in the context, its part before ':' as a
+	// tag, the key as a high-cardinality value
+	private Observation hold(String name, String key, String mode) {
+		Observation.Context context = new Observation.Context();
+		context.put(LockRecorder.NAME_ENTRY, name);
+		int colon = name.indexOf(':');
+		return Observation.createNotStarted(LockRecorder.HOLD_OBSERVATION, () -> context, this.registry)
+			.lowCardinalityKeyValue("name", (colon > 0) ? name.substring(0, colon) : name)
 			.lowCardinalityKeyValue("mode", mode)
 			.highCardinalityKeyValue("key", key)
 			.start();

@@ -1,6 +1,7 @@
 package io.github.redislock.compat;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.testsupport.AutoConfigureTestRedis;
@@ -57,6 +58,15 @@ class AutoConfigureTestRedisTests {
 		assertThat(this.lockClient.getLock("boot35-job").isLocked()).isTrue();
 		assertThat(this.testLocks.releaseAll()).isPositive();
 		assertThat(this.lockClient.getLock("boot35-job").isLocked()).isFalse();
+	}
+
+	@Test
+	void recorderKnowsLocksByTheirNamesAlsoThoseRedisKeepsOnlyAsAHash() {
+		for (String name : List.of("stock:{eu}", "export:" + "x".repeat(1100))) {
+			this.locks.assertHeldDuring(name, () -> this.lockClient.acquire(name, Duration.ZERO, null).release());
+			assertThat(this.locks.isHeld(name)).isFalse();
+		}
+		assertThat(this.locks.acquired()).contains("stock:{eu}");
 	}
 
 	@SpringBootConfiguration

@@ -44,6 +44,11 @@ final class RedisAvailability {
 	// when the loss was last told
 	private long lastTold;
 
+	// when Redis was last told back, 0 before: a call sent before then whose failure
+	// comes
+	// after it (its timeout ran out just as Redis came back) belongs to that incident
+	private long backAt;
+
 	// when each kind of refusal was last told
 	private final ConcurrentHashMap<String, Long> refusalsTold = new ConcurrentHashMap<>();
 
@@ -55,9 +60,17 @@ final class RedisAvailability {
 	 * A call failed because Redis could not be reached or did not answer in time: told at
 	 * once, the first time.
 	 * @param why what happened, for the message
+	 * @param sentAt when the call was sent ({@link System#nanoTime()}), or later: a call
+	 * sent before Redis was told back, failing after it, opens no new incident
 	 */
-	synchronized void unreachable(String why) {
+	synchronized void unreachable(String why, long sentAt) {
 		long now = nonZero(System.nanoTime());
+		if (this.lostSince == 0 && this.backAt != 0 && sentAt - this.backAt < 0) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Redis at " + this.where + " did not answer a call sent before it answered again: " + why);
+			}
+			return;
+		}
 		if (this.lostSince == 0) {
 			this.lostSince = now;
 			this.failed = 1;
@@ -101,6 +114,7 @@ final class RedisAvailability {
 			return;
 		}
 		this.lostSince = 0;
+		this.backAt = nonZero(System.nanoTime());
 		long lostFor = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
 		logger.info("Redis at " + this.where + " answers again, after " + Durations.formatMillis(lostFor) + "; "
 				+ this.failed + " lock calls failed meanwhile");

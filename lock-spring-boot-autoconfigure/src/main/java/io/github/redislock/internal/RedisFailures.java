@@ -78,11 +78,13 @@ final class RedisFailures {
 			}
 		}
 		else if (cause instanceof TimeoutException || cause instanceof RedisCommandTimeoutException) {
+			// sent at least a timeout ago
 			this.availability.unreachable(
-					"no answer within " + Durations.formatMillis(timeoutMillis()) + " (redis-lock.command-timeout)");
+					"no answer within " + Durations.formatMillis(timeoutMillis()) + " (redis-lock.command-timeout)",
+					System.nanoTime() - this.timeoutNanos);
 		}
 		else if (!(cause instanceof RedisLockException)) {
-			this.availability.unreachable(message(cause));
+			this.availability.unreachable(message(cause), System.nanoTime());
 		}
 		return translated;
 	}
@@ -124,8 +126,9 @@ final class RedisFailures {
 		}
 		RedisLockException notConnected = ConnectionFailures.notConnected("Could not " + what.get(), this.where,
 				timeoutMillis(), failure);
+		// nothing was sent: a failure of now
 		this.availability.unreachable((failure != null) ? message(failure)
-				: "no connection within " + Durations.formatMillis(timeoutMillis()));
+				: "no connection within " + Durations.formatMillis(timeoutMillis()), System.nanoTime());
 		return notConnected;
 	}
 

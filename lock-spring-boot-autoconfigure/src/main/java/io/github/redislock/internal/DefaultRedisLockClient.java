@@ -174,8 +174,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	@Override
 	public RedisSemaphore getSemaphore(String name, int permits) {
-		return new DefaultRedisSemaphore(this.handles.semaphoreKeys(name, permits), permits, this.handles,
-				this.inspection.reads());
+		return new DefaultRedisSemaphore(this.handles.keys(LockSpec.of(LockType.SEMAPHORE, permits), name), permits,
+				this.handles, this.inspection.reads());
 	}
 
 	@Override

@@ -18,6 +18,7 @@ import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HeldLockDescripto
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.KindDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LocksDescriptor;
+import io.github.redislock.internal.LockSpec;
 import io.github.redislock.internal.LockType;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -259,7 +260,7 @@ class LocksEndpointTests {
 			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
 			RedisLockClient client = context.getBean(RedisLockClient.class);
 			String name = "view:" + mode;
-			RedisLock lock = LockType.of(mode).lock(client, name);
+			RedisLock lock = ((LockSpec.ThreadOwned) LockSpec.of(LockType.valueOf(mode.name()))).lock(client, name);
 			lock.lock(Duration.ofSeconds(30));
 			try {
 				LockDescriptor view = endpoint.lock(new String[] { name });

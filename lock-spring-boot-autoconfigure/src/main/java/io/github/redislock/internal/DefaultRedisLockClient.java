@@ -221,18 +221,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
-	public LockState lockState(String name) {
-		return LockState.of(name, this.inspection.reads().state(keys(name)));
-	}
-
-	@Override
-	public ReadWriteState readWriteState(String name) {
-		return ReadWriteState.of(name, this.inspection.reads().state(this.keys.get(LockType.WRITE, name)));
-	}
-
-	@Override
-	public FairState fairState(String name) {
-		return FairState.of(name, this.inspection.reads().state(this.keys.get(LockType.FAIR, name)));
+	public KindState kindState(LockType type, String name) {
+		return this.inspection.reads().state(this.keys.get(type, name));
 	}
 
 	@Override

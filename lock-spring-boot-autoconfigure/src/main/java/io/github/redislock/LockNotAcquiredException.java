@@ -2,8 +2,6 @@ package io.github.redislock;
 
 import java.time.Duration;
 
-import io.github.redislock.internal.Durations;
-
 /**
  * Thrown when a lock could not be acquired within its wait time because another holder
  * kept it.

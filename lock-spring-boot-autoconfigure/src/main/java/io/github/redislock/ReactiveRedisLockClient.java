@@ -2,7 +2,6 @@ package io.github.redislock;
 
 import java.time.Duration;
 
-import io.github.redislock.internal.ReactiveLocks;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -147,7 +146,7 @@ public interface ReactiveRedisLockClient {
 	 * @return the reactive client
 	 */
 	static ReactiveRedisLockClient create(RedisLockClient client) {
-		return new ReactiveLocks(client, Schedulers.parallel());
+		return ClientProviders.provider().reactive(client);
 	}
 
 }

@@ -8,8 +8,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import io.github.redislock.internal.DefaultRedisLockClient;
-import io.github.redislock.internal.LockNames;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -367,7 +365,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 */
 		public Builder keyPrefix(String keyPrefix) {
 			Assert.notNull(keyPrefix, "keyPrefix must not be null");
-			String problem = LockNames.keyPrefixProblem(keyPrefix);
+			String problem = ClientProviders.provider().keyPrefixProblem(keyPrefix);
 			Assert.isNull(problem, () -> "keyPrefix " + problem + " (was '" + keyPrefix + "')");
 			this.keyPrefix = keyPrefix;
 			return this;
@@ -520,9 +518,13 @@ public interface RedisLockClient extends AutoCloseable {
 
 		/** Creates the client; it starts its watchdog thread. */
 		public RedisLockClient build() {
-			return new DefaultRedisLockClient(this.redisTemplate, this.keyPrefix, this.watchdogTimeout,
-					this.commandTimeout, this.leaseLostListener, this.observationRegistry, this.meterRegistry,
-					this.acknowledgingReplicas, this.acknowledgementTimeout, this.maxLocalPasses, this.shardedPubSub);
+			// the engine, through the one factory the API declares (see
+			// RedisLockClientProvider)
+			return ClientProviders.provider()
+				.create(new RedisLockClientProvider.Settings(this.redisTemplate, this.keyPrefix, this.watchdogTimeout,
+						this.commandTimeout, this.leaseLostListener, this.observationRegistry, this.meterRegistry,
+						this.acknowledgingReplicas, this.acknowledgementTimeout, this.maxLocalPasses,
+						this.shardedPubSub));
 		}
 
 	}

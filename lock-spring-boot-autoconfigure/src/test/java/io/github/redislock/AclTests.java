@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.github.redislock.internal.LockInspector;
+import io.github.redislock.internal.LockType;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -244,7 +245,7 @@ class AclTests {
 			.during(Duration.ofMillis(1300))
 			.atMost(Duration.ofSeconds(3))
 			.until(lock::isHeldByCurrentThread);
-		assertThat(inspector.lockState(name).holders()).hasSize(1);
+		assertThat(inspector.kindState(LockType.EXCLUSIVE, name).holders()).hasSize(1);
 		assertThat(inspector.remainingLeaseMillis(List.of("lock:{" + name + "}")).get(0)).isPositive();
 		lock.unlock();
 		try {

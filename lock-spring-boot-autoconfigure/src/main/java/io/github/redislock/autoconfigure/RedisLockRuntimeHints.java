@@ -1,5 +1,6 @@
 package io.github.redislock.autoconfigure;
 
+import io.github.redislock.RedisLockClientProvider;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint;
 import io.github.redislock.autoconfigure.actuate.ReleasingLocksEndpoint;
 
@@ -30,10 +31,19 @@ class RedisLockRuntimeHints implements RuntimeHintsRegistrar {
 	/** The script of RedisFencedValues and JdbcFencingGuard's schema.sql. */
 	static final String FENCING_RESOURCES = "io/github/redislock/fencing/*";
 
+	/** The services file that names the engine's {@link RedisLockClientProvider}. */
+	static final String PROVIDER_SERVICE = "META-INF/services/io.github.redislock.RedisLockClientProvider";
+
+	// by name: the autoconfiguration knows the engine's provider only as a service
+	private static final String PROVIDER = "io.github.redislock.internal.DefaultRedisLockClientProvider";
+
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
 		hints.resources().registerPattern(FENCING_RESOURCES);
+		// the engine behind RedisLockClient.builder(), found through ServiceLoader
+		hints.resources().registerPattern(PROVIDER_SERVICE);
+		hints.reflection().registerType(TypeReference.of(PROVIDER), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
 		// bound with Binder by the annotation beans, which are created before the
 		// properties bean
 		BindableRuntimeHintsRegistrar.forTypes(RedisLockProperties.class).registerHints(hints, classLoader);

@@ -15,8 +15,8 @@ import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.RedisLockException;
 import io.github.redislock.annotation.IfLeaseLost;
-import io.github.redislock.annotation.LockMode;
-import io.github.redislock.internal.LockType;
+import io.github.redislock.internal.LockRequest;
+import io.github.redislock.internal.LockSpec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -45,59 +45,48 @@ final class AcquiredLocks {
 	}
 
 	/**
-	 * Acquires every named lock for the calling thread, or none.
+	 * Acquires every requested lock for the calling thread, or none; a kind no thread can
+	 * own (a permit) is held by a new handle instead.
+	 * @param requests the locks, in the order to take them, sharing the first one's wait
 	 * @throws LockNotAcquiredException if a lock was not acquired within the wait, or the
 	 * wait was interrupted (the interrupt status is then set again)
 	 */
-	static AcquiredLocks forThread(RedisLockClient client, List<String> names, LockMode mode, Duration waitTime,
-			@Nullable Duration leaseTime) {
-		return acquire(names, waitTime, (name, remaining) -> {
-			RedisLock lock = lock(client, mode, name);
-			return lock.tryLock(remaining, leaseTime) ? new ThreadHeld(lock) : null;
+	static AcquiredLocks forThread(RedisLockClient client, List<LockRequest> requests) {
+		return acquire(requests, (request) -> {
+			if (request.spec() instanceof LockSpec.ThreadOwned owned) {
+				RedisLock lock = owned.lock(client, request.name());
+				return lock.tryLock(request.waitTime(), request.leaseTime()) ? new ThreadHeld(lock) : null;
+			}
+			return handle(client, request);
 		});
 	}
 
 	/**
-	 * Acquires every named lock for a new handle each, or none.
+	 * Acquires every requested lock for a new handle each, or none.
+	 * @param requests the locks, in the order to take them, sharing the first one's wait
 	 * @throws LockNotAcquiredException if a lock was not acquired within the wait, or the
 	 * wait was interrupted (the interrupt status is then set again)
 	 */
-	static AcquiredLocks forHandles(RedisLockClient client, List<String> names, LockMode mode, Duration waitTime,
-			@Nullable Duration leaseTime) {
-		LockType type = LockType.of(mode);
-		return acquire(names, waitTime, (name,
-				remaining) -> type.tryAcquire(client, name, remaining, leaseTime).map(HandleHeld::new).orElse(null));
+	static AcquiredLocks forHandles(RedisLockClient client, List<LockRequest> requests) {
+		return acquire(requests, (request) -> handle(client, request));
 	}
 
-	/**
-	 * Acquires a permit of every named semaphore for a new handle each, or none.
-	 * @throws LockNotAcquiredException if a permit was not acquired within the wait, or
-	 * the wait was interrupted (the interrupt status is then set again)
-	 */
-	static AcquiredLocks forPermits(RedisLockClient client, List<String> names, int permits, Duration waitTime,
-			@Nullable Duration leaseTime) {
-		return acquire(names, waitTime,
-				(name, remaining) -> client.getSemaphore(name, permits)
-					.tryAcquire(remaining, leaseTime)
-					.map(HandleHeld::new)
-					.orElse(null));
+	@Nullable private static Held handle(RedisLockClient client, LockRequest request) {
+		return request.tryAcquire(client).map(HandleHeld::new).orElse(null);
 	}
 
-	/** The thread-owned lock of the name that the mode takes. */
-	static RedisLock lock(RedisLockClient client, LockMode mode, String name) {
-		return LockType.of(mode).lock(client, name);
-	}
-
-	private static AcquiredLocks acquire(List<String> names, Duration waitTime, Taker taker) {
-		if (names.isEmpty()) {
+	private static AcquiredLocks acquire(List<LockRequest> requests, Taker taker) {
+		if (requests.isEmpty()) {
 			return NONE;
 		}
+		Duration waitTime = requests.get(0).waitTime();
 		long deadline = System.nanoTime() + waitTime.toNanos();
-		List<Held> acquired = new ArrayList<>(names.size());
-		for (String name : names) {
+		List<Held> acquired = new ArrayList<>(requests.size());
+		for (LockRequest request : requests) {
+			String name = request.name();
 			Held held;
 			try {
-				held = taker.take(name, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+				held = taker.take(request.withWaitTime(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
 			}
 			catch (InterruptedException ex) {
 				new AcquiredLocks(acquired).release(ex);
@@ -308,7 +297,7 @@ final class AcquiredLocks {
 	@FunctionalInterface
 	private interface Taker {
 
-		@Nullable Held take(String name, Duration remaining) throws InterruptedException;
+		@Nullable Held take(LockRequest request) throws InterruptedException;
 
 	}
 

@@ -19,7 +19,6 @@ import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.annotation.InvalidLockAnnotationException;
 import io.github.redislock.annotation.LockMode;
-import io.github.redislock.internal.LockType;
 
 import io.github.redislock.internal.LockNames;
 
@@ -215,12 +214,12 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 
 	// what a kind cannot do is refused here rather than at the first call
 	private static void checkMode(LockMode mode, Duration holdAtLeast, boolean scheduled, String where) {
-		if (LockType.of(mode).keepsForNobody()) {
+		if (LockModes.type(mode).keepsForNobody()) {
 			return;
 		}
 		String kinds = String.join(" or ",
 				Arrays.stream(LockMode.values())
-					.filter((other) -> LockType.of(other).keepsForNobody())
+					.filter((other) -> LockModes.type(other).keepsForNobody())
 					.map(LockMode::name)
 					.toList());
 		if (!holdAtLeast.isZero()) {

@@ -19,7 +19,7 @@ import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.annotation.InvalidLockAnnotationException;
 import io.github.redislock.annotation.LockFallback;
-import io.github.redislock.annotation.LockMode;
+import io.github.redislock.internal.LockSpec;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -120,12 +120,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 		AcquiredLocks locks;
 		try {
-			// a permit is never a thread's: always a handle
-			locks = operation.isSemaphore()
-					? AcquiredLocks.forPermits(this.lockClient.get(), toTake, operation.getPermits(),
-							operation.waitTime(started), operation.getLeaseTime())
-					: AcquiredLocks.forThread(this.lockClient.get(), toTake, operation.getMode(),
-							operation.waitTime(started), operation.getLeaseTime());
+			locks = AcquiredLocks.forThread(this.lockClient.get(), operation.requests(toTake, started));
 		}
 		catch (LockNotAcquiredException ex) {
 			return whenNotAcquired(operation, invocation, ex);
@@ -162,14 +157,13 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 	// the lock until this call's stage completed too)
 	@Nullable private Object invokeUntilCompletion(LockOperation operation, List<String> names, MethodInvocation invocation,
 			long started) throws Throwable {
-		LockMode mode = operation.getMode();
 		List<String> toTake = new ArrayList<>(names.size());
 		Set<LockScope> sharing = new LinkedHashSet<>();
 		for (String name : names) {
 			LockScope owner = LockScope.owning(scopeName(operation, name));
 			if (owner == null) {
-				if (!operation.isSemaphore()
-						&& AcquiredLocks.lock(this.lockClient.get(), mode, name).isHeldByCurrentThread()) {
+				if (operation.spec() instanceof LockSpec.ThreadOwned owned
+						&& owned.lock(this.lockClient.get(), name).isHeldByCurrentThread()) {
 					throw cannotReenter(operation, name, "the calling thread holds it (taken with RedisLock), "
 							+ "and only that thread can release it");
 				}
@@ -185,11 +179,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		}
 		AcquiredLocks locks;
 		try {
-			locks = operation.isSemaphore()
-					? AcquiredLocks.forPermits(this.lockClient.get(), toTake, operation.getPermits(),
-							operation.waitTime(started), operation.getLeaseTime())
-					: AcquiredLocks.forHandles(this.lockClient.get(), toTake, mode, operation.waitTime(started),
-							operation.getLeaseTime());
+			locks = AcquiredLocks.forHandles(this.lockClient.get(), operation.requests(toTake, started));
 		}
 		catch (LockNotAcquiredException ex) {
 			return whenNotAcquired(operation, invocation, ex);
@@ -242,20 +232,15 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 		return owner != null && owner.holdsUntilCompletion();
 	}
 
-	// What LockScope knows a lock by: its name for the exclusive lock. The read, write
-	// and fair locks of the name are other locks, told apart by a prefix no lock name
-	// can have (names contain no '{'); so are its semaphore's permits.
+	// What LockScope knows a lock by: its kind's scope of the name, so that the read,
+	// write and fair locks and the permits of a name are other locks than its exclusive
+	// one
 	private static String scopeName(LockOperation operation, String name) {
-		if (operation.isSemaphore()) {
-			return "{SEMAPHORE}" + name;
-		}
-		LockMode mode = operation.getMode();
-		return (mode == LockMode.EXCLUSIVE) ? name : "{" + mode + "}" + name;
+		return operation.spec().scope(name);
 	}
 
 	private static List<String> scopeNames(LockOperation operation, List<String> names) {
-		return (operation.getMode() == LockMode.EXCLUSIVE && !operation.isSemaphore()) ? names
-				: names.stream().map((name) -> scopeName(operation, name)).toList();
+		return names.stream().map((name) -> scopeName(operation, name)).toList();
 	}
 
 	private static IllegalStateException cannotReenter(LockOperation operation, String name, String why) {

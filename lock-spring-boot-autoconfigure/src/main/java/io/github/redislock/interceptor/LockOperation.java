@@ -11,6 +11,8 @@ import java.util.function.LongSupplier;
 import io.github.redislock.annotation.IfLeaseLost;
 import io.github.redislock.annotation.IfLocked;
 import io.github.redislock.annotation.LockMode;
+import io.github.redislock.internal.LockRequest;
+import io.github.redislock.internal.LockSpec;
 
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.ResolvableType;
@@ -49,6 +51,9 @@ public final class LockOperation {
 
 	private final int permits;
 
+	// the kind each name is taken as, chosen once from the mode and the permits
+	private final LockSpec spec;
+
 	private final String[][] variableNames;
 
 	private final boolean asynchronous;
@@ -67,6 +72,7 @@ public final class LockOperation {
 		this.method = method;
 		this.mode = mode;
 		this.permits = permits;
+		this.spec = LockModes.spec(mode, permits);
 		this.name = name;
 		this.keys = List.copyOf(keys);
 		this.waitTime = waitTime;
@@ -174,9 +180,18 @@ public final class LockOperation {
 		return this.permits;
 	}
 
-	/** Whether each name is a permit of its semaphore rather than a lock. */
-	public boolean isSemaphore() {
-		return this.permits > 1;
+	/** The kind each name is taken as, with the limit of its holders. */
+	LockSpec spec() {
+		return this.spec;
+	}
+
+	/**
+	 * What a call that started at {@code startedNanos} ({@link System#nanoTime()}) asks
+	 * for each of its names, in their order: one request each, the kind chosen once.
+	 */
+	List<LockRequest> requests(List<String> names, long startedNanos) {
+		Duration waitTime = waitTime(startedNanos);
+		return names.stream().map((name) -> this.spec.request(name, waitTime, this.leaseTime)).toList();
 	}
 
 	/**

@@ -6,7 +6,7 @@ import java.util.function.Function;
 import io.github.redislock.LockNotAcquiredException;
 import io.github.redislock.RedisLockClient;
 import io.github.redislock.annotation.IfLeaseLost;
-import io.github.redislock.internal.LockType;
+import io.github.redislock.internal.LockRequest;
 import io.github.redislock.internal.ReactiveLocks;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -59,11 +59,11 @@ final class ReactiveLockInvoker {
 				return Flux.error(ex);
 			}
 		};
-		Flux<Object> locked = operation.isSemaphore()
-				? this.locks.withPermits(operation.getPermits(), names, operation.getWaitTime(),
-						operation.getLeaseTime(), policy, () -> proceed(operation, invocation), ifNotAcquired)
-				: this.locks.withLocks(LockType.of(operation.getMode()), names, operation.getWaitTime(),
-						operation.getLeaseTime(), policy, () -> proceed(operation, invocation), ifNotAcquired);
+		List<LockRequest> requests = names.stream()
+			.map((name) -> operation.spec().request(name, operation.getWaitTime(), operation.getLeaseTime()))
+			.toList();
+		Flux<Object> locked = this.locks.withLocks(requests, policy, () -> proceed(operation, invocation),
+				ifNotAcquired);
 		return operation.returnsMono() ? locked.singleOrEmpty() : locked;
 	}
 

@@ -36,7 +36,7 @@ import io.github.redislock.RedisSemaphore;
  * every {@link DefaultRedisLock} and {@link DefaultLockHandle} of it shares. Nothing here
  * is kept per lock name once nobody holds or waits for the lock.
  */
-public final class DefaultRedisLockClient implements RedisLockClient, LockInspector {
+final class DefaultRedisLockClient implements RedisLockClient, LockInspector {
 
 	/**
 	 * How long a lock's release subscription outlives its last waiter, for the next burst
@@ -85,7 +85,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	@Nullable private final LockMeters meters;
 
 	/**
-	 * Creates a client; {@link RedisLockClient#builder} documents the parameters.
+	 * Creates a client; {@link RedisLockClient#builder} documents the parameters, and
+	 * {@link DefaultRedisLockClientProvider} calls it.
 	 * @param observationRegistry where acquire and hold observations go, or {@code null}
 	 * @param meterRegistry where gauges and counters go, or {@code null}; without an
 	 * observation registry, also the timers
@@ -96,7 +97,7 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	 * owners while other clients wait, 0 to free every lock in Redis at its release
 	 * @param shardedPubSub whether releases on a Redis Cluster go through sharded pub/sub
 	 */
-	public DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
+	DefaultRedisLockClient(StringRedisTemplate redisTemplate, String keyPrefix, Duration watchdogTimeout,
 			Duration commandTimeout, Consumer<LeaseLostEvent> leaseLostListener,
 			@Nullable ObservationRegistry observationRegistry, @Nullable MeterRegistry meterRegistry,
 			int acknowledgingReplicas, Duration acknowledgementTimeout, int maxLocalPasses,
@@ -174,8 +175,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 
 	@Override
 	public RedisSemaphore getSemaphore(String name, int permits) {
-		return new DefaultRedisSemaphore(this.handles.semaphoreKeys(name, permits), permits, this.handles,
-				this.inspection.reads());
+		return new DefaultRedisSemaphore(this.handles.keys(LockSpec.of(LockType.SEMAPHORE, permits), name), permits,
+				this.handles, this.inspection.reads());
 	}
 
 	@Override
@@ -221,18 +222,8 @@ public final class DefaultRedisLockClient implements RedisLockClient, LockInspec
 	}
 
 	@Override
-	public LockState lockState(String name) {
-		return LockState.of(name, this.inspection.reads().state(keys(name)));
-	}
-
-	@Override
-	public ReadWriteState readWriteState(String name) {
-		return ReadWriteState.of(name, this.inspection.reads().state(this.keys.get(LockType.WRITE, name)));
-	}
-
-	@Override
-	public FairState fairState(String name) {
-		return FairState.of(name, this.inspection.reads().state(this.keys.get(LockType.FAIR, name)));
+	public KindState kindState(LockType type, String name) {
+		return this.inspection.reads().state(this.keys.get(type, name));
 	}
 
 	@Override

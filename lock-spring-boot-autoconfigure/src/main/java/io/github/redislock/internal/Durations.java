@@ -8,12 +8,12 @@ import org.jspecify.annotations.Nullable;
  * Writes durations the way Spring Boot properties spell them ({@code 500ms}, {@code 3s},
  * {@code 1.25s}).
  */
-public final class Durations {
+final class Durations {
 
 	private Durations() {
 	}
 
-	public static String format(@Nullable Duration duration) {
+	static String format(@Nullable Duration duration) {
 		if (duration == null) {
 			return "(none)";
 		}

@@ -36,19 +36,11 @@ final class HandleAcquisitions {
 	}
 
 	/**
-	 * The keys of the given type of lock of that name.
+	 * The keys of the lock of that name a request asks for.
 	 * @throws IllegalArgumentException when the name is not a valid lock name
 	 */
-	LockKeys keys(LockType type, String name) {
-		return this.keys.get(type, name);
-	}
-
-	/**
-	 * The keys of the semaphore of that name whose acquisitions bring that limit.
-	 * @throws IllegalArgumentException when the name or the limit is not usable
-	 */
-	LockKeys semaphoreKeys(String name, int permits) {
-		return this.keys.semaphore(name, permits);
+	LockKeys keys(LockSpec spec, String name) {
+		return this.keys.get(spec, name);
 	}
 
 	/**

@@ -45,9 +45,16 @@ public interface LockInspector {
 	/**
 	 * What Redis holds for every kind's lock of the name, whoever holds it, each read by
 	 * its kind: one per layout (a read/write lock's two sides once), in the order of
-	 * {@link LockType}, in one round trip.
+	 * {@link LockType}, in one round trip. The first is the name's own lock, whose key is
+	 * the name's.
 	 */
 	List<KindState> kindStates(String name);
+
+	/**
+	 * What Redis holds for that kind's lock of the name, whoever holds it, read by its
+	 * kind in one round trip.
+	 */
+	KindState kindState(LockType type, String name);
 
 	/**
 	 * The fencing counter the name's tokens come from, of every kind (shared with the
@@ -55,15 +62,6 @@ public interface LockInspector {
 	 * together in one round trip.
 	 */
 	FencingCounter fencingCounter(String name);
-
-	/** What Redis holds for the named lock, whoever holds it, in one round trip. */
-	LockState lockState(String name);
-
-	/** What Redis holds for the named read/write lock, in one round trip. */
-	ReadWriteState readWriteState(String name);
-
-	/** What Redis holds for the named fair lock, in one round trip. */
-	FairState fairState(String name);
 
 	/** What Redis answers as the remaining lease of a key that does not exist. */
 	long NO_KEY = LockReads.NO_KEY;
@@ -74,7 +72,7 @@ public interface LockInspector {
 	 */
 	List<Long> remainingLeaseMillis(List<String> lockKeys);
 
-	/** Whether an owner of {@link LockState#holders()} is one of this client's. */
+	/** Whether an owner of {@link KindState#holders()} is one of this client's. */
 	boolean isOwnedHere(String ownerId);
 
 	/** Runs one lease renewal round now instead of at the next period. */

@@ -43,14 +43,13 @@ final class LockKeysCache {
 	}
 
 	/**
-	 * The keys of the semaphore of that name whose acquisitions bring that limit: the
-	 * cached keys when their kind has that limit, else worked out.
-	 * @throws IllegalArgumentException when the name or the limit is not usable
+	 * The keys of the lock of that name a request asks for: the cached keys when their
+	 * kind is the request's (the same limit), else worked out with the request's kind.
+	 * @throws IllegalArgumentException when the name is not a valid lock name
 	 */
-	LockKeys semaphore(String name, int permits) {
-		SemaphoreLock kind = SemaphoreLock.of(permits);
-		LockKeys keys = get(LockType.SEMAPHORE, name);
-		return (keys.kind() == kind) ? keys : kind.keys(this.keyPrefix, name);
+	LockKeys get(LockSpec spec, String name) {
+		LockKeys keys = get(spec.type(), name);
+		return (keys.kind() == spec.kind()) ? keys : spec.kind().keys(this.keyPrefix, name);
 	}
 
 	private record Entry(LockType type, LockKeys keys) {

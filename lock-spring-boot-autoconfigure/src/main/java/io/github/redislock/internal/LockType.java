@@ -3,61 +3,72 @@ package io.github.redislock.internal;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntFunction;
 
 import org.jspecify.annotations.Nullable;
 
 import io.github.redislock.LockHandle;
 import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
-import io.github.redislock.annotation.LockMode;
 
 /**
  * The registry of lock kinds: which lock of a name a caller wants, each constant one
- * {@link LockKind} and how the public API reaches it. What the annotation's modes, the
- * interceptor and the reactive client ask for; a new kind is one constant here (and one
- * {@link LockMode}). Not API.
+ * {@link LockKind} and how the public API reaches it. A request picks a constant once
+ * ({@link LockSpec#of(LockType, int)}), with the limit it brings; a new kind is one
+ * constant here. Not API.
  */
 public enum LockType {
 
-	EXCLUSIVE(ExclusiveLock.INSTANCE, RedisLockClient::getLock, RedisLockClient::tryAcquire,
-			RedisLockClient::acquireAsync),
+	EXCLUSIVE(ExclusiveLock.INSTANCE, RedisLockClient::getLock,
+			(client, name, limit, wait, lease) -> client.tryAcquire(name, wait, lease),
+			(client, name, limit, wait, lease) -> client.acquireAsync(name, wait, lease)),
 
 	READ(ReadWriteLocks.READ, (client, name) -> client.getReadWriteLock(name).readLock(),
-			(client, name, wait, lease) -> client.getReadWriteLock(name).tryAcquireRead(wait, lease),
-			(client, name, wait, lease) -> client.getReadWriteLock(name).acquireReadAsync(wait, lease)),
+			(client, name, limit, wait, lease) -> client.getReadWriteLock(name).tryAcquireRead(wait, lease),
+			(client, name, limit, wait, lease) -> client.getReadWriteLock(name).acquireReadAsync(wait, lease)),
 
 	WRITE(ReadWriteLocks.WRITE, (client, name) -> client.getReadWriteLock(name).writeLock(),
-			(client, name, wait, lease) -> client.getReadWriteLock(name).tryAcquireWrite(wait, lease),
-			(client, name, wait, lease) -> client.getReadWriteLock(name).acquireWriteAsync(wait, lease)),
+			(client, name, limit, wait, lease) -> client.getReadWriteLock(name).tryAcquireWrite(wait, lease),
+			(client, name, limit, wait, lease) -> client.getReadWriteLock(name).acquireWriteAsync(wait, lease)),
 
 	FAIR(FairLock.INSTANCE, RedisLockClient::getFairLock,
-			(client, name, wait, lease) -> client.getFairLock(name).tryAcquire(wait, lease),
-			(client, name, wait, lease) -> client.getFairLock(name).acquireAsync(wait, lease)),
+			(client, name, limit, wait, lease) -> client.getFairLock(name).tryAcquire(wait, lease),
+			(client, name, limit, wait, lease) -> client.getFairLock(name).acquireAsync(wait, lease)),
 
-	// one permit: the limit travels with each call (RedisLockClient#getSemaphore), this
-	// constant lays out the keys and reads the state; a permit is only ever a handle
-	SEMAPHORE(SemaphoreLock.of(1), LockType::noThreadLock,
-			(client, name, wait, lease) -> client.getSemaphore(name, 1).tryAcquire(wait, lease),
-			(client, name, wait, lease) -> client.getSemaphore(name, 1).acquireAsync(wait, lease));
+	// the limit travels with each request; a permit is only ever a handle, so this kind
+	// has no thread-owned lock (its specs are not LockSpec.ThreadOwned)
+	SEMAPHORE(SemaphoreLock::of,
+			(client, name, limit, wait, lease) -> client.getSemaphore(name, limit).tryAcquire(wait, lease),
+			(client, name, limit, wait, lease) -> client.getSemaphore(name, limit).acquireAsync(wait, lease));
 
+	// the kind for a request's limit; the one-holder kinds take only 1
+	private final IntFunction<LockKind> kinds;
+
+	// the key layout and the state every limit shares
 	private final LockKind kind;
 
-	private final Locks locks;
+	// how the public API reaches a thread-owned lock of the kind; null for a kind that
+	// has none (see spec: such a kind's specs lack that capability)
+	@Nullable private final Locks locks;
 
 	private final Tries tries;
 
 	private final Asyncs asyncs;
 
 	LockType(LockKind kind, Locks locks, Tries tries, Asyncs asyncs) {
+		this.kinds = (limit) -> oneHolder(kind, limit);
 		this.kind = kind;
 		this.locks = locks;
 		this.tries = tries;
 		this.asyncs = asyncs;
 	}
 
-	/** The type an annotation's mode asks for. */
-	public static LockType of(LockMode mode) {
-		return valueOf(mode.name());
+	LockType(IntFunction<LockKind> kinds, Tries tries, Asyncs asyncs) {
+		this.kinds = kinds;
+		this.kind = kinds.apply(1);
+		this.locks = null;
+		this.tries = tries;
+		this.asyncs = asyncs;
 	}
 
 	LockKind kind() {
@@ -66,6 +77,17 @@ public enum LockType {
 
 	LockKeys keys(String keyPrefix, String name) {
 		return this.kind.keys(keyPrefix, name);
+	}
+
+	/**
+	 * This kind as a request with that limit asks for it: with the thread-owned lock when
+	 * the kind has one.
+	 * @throws IllegalArgumentException if the kind cannot have that many holders
+	 */
+	LockSpec spec(int limit) {
+		LockKind limited = this.kinds.apply(limit);
+		return (this.locks != null) ? new LockSpec.ThreadOwned(this, limited, limit, this.locks::lock)
+				: new LockSpec(this, limited, limit);
 	}
 
 	/**
@@ -92,38 +114,46 @@ public enum LockType {
 		return this.kind.waitsForItselfHolding(held.kind);
 	}
 
-	/** The lock of the name that a thread holds, through the client's public API. */
-	public RedisLock lock(RedisLockClient client, String name) {
-		return this.locks.lock(client, name);
-	}
-
 	/**
-	 * Acquires this lock of the name for a new handle through the public API; see
-	 * {@link RedisLockClient#tryAcquire}.
+	 * Acquires this lock of the name (with a limit of 1) for a new handle through the
+	 * public API; see {@link RedisLockClient#tryAcquire}.
 	 */
 	public Optional<LockHandle> tryAcquire(RedisLockClient client, String name, Duration waitTime,
 			@Nullable Duration leaseTime) {
-		return this.tries.tryAcquire(client, name, waitTime, leaseTime);
+		return tryAcquire(client, name, 1, waitTime, leaseTime);
 	}
 
 	/**
-	 * Acquires this lock of the name for a new handle through the public API, without
-	 * waiting; see {@link RedisLockClient#acquireAsync}.
+	 * Acquires this lock of the name (with a limit of 1) for a new handle through the
+	 * public API, without waiting; see {@link RedisLockClient#acquireAsync}.
 	 */
 	public CompletableFuture<LockHandle> acquireAsync(RedisLockClient client, String name, Duration waitTime,
 			@Nullable Duration leaseTime) {
-		return this.asyncs.acquireAsync(client, name, waitTime, leaseTime);
+		return acquireAsync(client, name, 1, waitTime, leaseTime);
 	}
 
-	private static RedisLock noThreadLock(RedisLockClient client, String name) {
-		throw new UnsupportedOperationException(
-				"A semaphore permit of '" + name + "' is a LockHandle, never owned by a thread");
+	Optional<LockHandle> tryAcquire(RedisLockClient client, String name, int limit, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		return this.tries.tryAcquire(client, name, limit, waitTime, leaseTime);
+	}
+
+	CompletableFuture<LockHandle> acquireAsync(RedisLockClient client, String name, int limit, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		return this.asyncs.acquireAsync(client, name, limit, waitTime, leaseTime);
+	}
+
+	private static LockKind oneHolder(LockKind kind, int limit) {
+		if (limit != 1) {
+			throw new IllegalArgumentException(
+					"The " + kind.mode() + " lock of a name has one holder at a time, not " + limit);
+		}
+		return kind;
 	}
 
 	// how the public API reaches a kind's lock of a name
 
 	@FunctionalInterface
-	private interface Locks {
+	interface Locks {
 
 		RedisLock lock(RedisLockClient client, String name);
 
@@ -132,7 +162,7 @@ public enum LockType {
 	@FunctionalInterface
 	private interface Tries {
 
-		Optional<LockHandle> tryAcquire(RedisLockClient client, String name, Duration waitTime,
+		Optional<LockHandle> tryAcquire(RedisLockClient client, String name, int limit, Duration waitTime,
 				@Nullable Duration leaseTime);
 
 	}
@@ -140,7 +170,7 @@ public enum LockType {
 	@FunctionalInterface
 	private interface Asyncs {
 
-		CompletableFuture<LockHandle> acquireAsync(RedisLockClient client, String name, Duration waitTime,
+		CompletableFuture<LockHandle> acquireAsync(RedisLockClient client, String name, int limit, Duration waitTime,
 				@Nullable Duration leaseTime);
 
 	}

@@ -73,85 +73,60 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	@Override
 	public Mono<LockHandle> acquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		return new TypedLock(LockType.EXCLUSIVE, name, acquirer(LockType.EXCLUSIVE)).acquire(waitTime, leaseTime);
+		return new TypedLock(LockSpec.of(LockType.EXCLUSIVE), name).acquire(waitTime, leaseTime);
 	}
 
 	@Override
 	public <T> Mono<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
-		return new TypedLock(LockType.EXCLUSIVE, name, acquirer(LockType.EXCLUSIVE)).withLock(waitTime, leaseTime,
-				action);
+		return new TypedLock(LockSpec.of(LockType.EXCLUSIVE), name).withLock(waitTime, leaseTime, action);
 	}
 
 	@Override
 	public <T> Flux<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
-		return new TypedLock(LockType.EXCLUSIVE, name, acquirer(LockType.EXCLUSIVE)).withLock(waitTime, leaseTime,
-				action);
+		return new TypedLock(LockSpec.of(LockType.EXCLUSIVE), name).withLock(waitTime, leaseTime, action);
 	}
 
 	@Override
 	public ReactiveLock readLock(String name) {
-		return new TypedLock(LockType.READ, name, acquirer(LockType.READ));
+		return new TypedLock(LockSpec.of(LockType.READ), name);
 	}
 
 	@Override
 	public ReactiveLock writeLock(String name) {
-		return new TypedLock(LockType.WRITE, name, acquirer(LockType.WRITE));
+		return new TypedLock(LockSpec.of(LockType.WRITE), name);
 	}
 
 	@Override
 	public ReactiveLock fairLock(String name) {
-		return new TypedLock(LockType.FAIR, name, acquirer(LockType.FAIR));
+		return new TypedLock(LockSpec.of(LockType.FAIR), name);
 	}
 
 	@Override
 	public ReactiveLock semaphore(String name, int permits) {
-		return new TypedLock(LockType.SEMAPHORE, name, permits(permits));
-	}
-
-	/** Runs the action under the exclusive locks of the names; see the overload. */
-	public <T> Flux<T> withLocks(List<String> names, Duration waitTime, @Nullable Duration leaseTime,
-			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
-			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
-		return withLocks(LockType.EXCLUSIVE, names, waitTime, leaseTime, policy, action, ifNotAcquired);
+		return new TypedLock(LockSpec.of(LockType.SEMAPHORE, permits), name);
 	}
 
 	/**
-	 * Runs the action, once per subscription, under every named lock that the subscribing
-	 * pipeline does not hold yet: taken all or none in the given order within one shared
-	 * wait, released in reverse order once the action terminated or was cancelled.
-	 * @param names the locks, in the order to take them
+	 * Runs the action, once per subscription, under every requested lock that the
+	 * subscribing pipeline does not hold yet: taken all or none in the given order within
+	 * one shared wait (the first request's), released in reverse order once the action
+	 * terminated or was cancelled.
+	 * @param requests the locks, in the order to take them, each with its kind
 	 * @param policy how the locks are released, and what a failed release means
 	 * @param action supplies the work, called once the locks are held
 	 * @param ifNotAcquired what to emit instead when a lock stayed taken for the whole
 	 * wait; the locks taken until then are released first
 	 */
-	public <T> Flux<T> withLocks(LockType type, List<String> names, Duration waitTime, @Nullable Duration leaseTime,
-			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
-			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
-		return withLocks(type, acquirer(type), names, waitTime, leaseTime, policy, action, ifNotAcquired);
-	}
-
-	/**
-	 * Runs the action under a permit of each named semaphore, as
-	 * {@link #withLocks(LockType, List, Duration, Duration, ReleasePolicy, Supplier, Function)}
-	 * does under locks.
-	 * @param permits the semaphores' limit, at least 1
-	 */
-	public <T> Flux<T> withPermits(int permits, List<String> names, Duration waitTime, @Nullable Duration leaseTime,
-			ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
-			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
-		return withLocks(LockType.SEMAPHORE, permits(permits), names, waitTime, leaseTime, policy, action,
-				ifNotAcquired);
-	}
-
-	private <T> Flux<T> withLocks(LockType type, Acquirer acquirer, List<String> names, Duration waitTime,
-			@Nullable Duration leaseTime, ReleasePolicy policy, Supplier<? extends Publisher<T>> action,
+	public <T> Flux<T> withLocks(List<LockRequest> requests, ReleasePolicy policy,
+			Supplier<? extends Publisher<T>> action,
 			Function<LockNotAcquiredException, ? extends Publisher<T>> ifNotAcquired) {
 		return Flux.deferContextual((context) -> {
 			Set<HeldName> held = context.<Set<HeldName>>getOrEmpty(HELD).orElse(Set.of());
-			List<String> toTake = new ArrayList<>(names.size());
+			List<LockRequest> toTake = new ArrayList<>(requests.size());
 			Set<HeldName> holding = new HashSet<>(held);
-			for (String name : names) {
+			for (LockRequest request : requests) {
+				LockType type = request.spec().type();
+				String name = request.name();
 				if (holdsCovering(held, type, name)) {
 					// the pipeline holds a lock of the name that covers this one (it
 					// writes, so it may read): nothing more to take
@@ -166,7 +141,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 							+ type.name().toLowerCase(Locale.ROOT) + " lock from the start"));
 				}
 				if (holding.add(new HeldName(this.client, type, name))) {
-					toTake.add(name);
+					toTake.add(request);
 				}
 			}
 			if (toTake.isEmpty()) {
@@ -175,8 +150,8 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			}
 			Flux<T> run = Flux.<T>defer(action).contextWrite((inner) -> inner.put(HELD, Set.copyOf(holding)));
 			long start = System.nanoTime();
-			return underLocks(acquirer, toTake, 0, start, waitTime, leaseTime, policy, run)
-				.onErrorResume(NotAcquired.class, (notAcquired) -> ifNotAcquired.apply(notAcquired.exception));
+			return underLocks(toTake, 0, start, policy, run).onErrorResume(NotAcquired.class,
+					(notAcquired) -> ifNotAcquired.apply(notAcquired.exception));
 		});
 	}
 
@@ -198,24 +173,23 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		return null;
 	}
 
-	private <T> Flux<T> underLocks(Acquirer acquirer, List<String> names, int index, long start, Duration waitTime,
-			@Nullable Duration leaseTime, ReleasePolicy policy, Flux<T> run) {
-		if (index == names.size()) {
+	private <T> Flux<T> underLocks(List<LockRequest> requests, int index, long start, ReleasePolicy policy,
+			Flux<T> run) {
+		if (index == requests.size()) {
 			return run;
 		}
-		String name = names.get(index);
+		LockRequest request = requests.get(index);
 		Mono<LockHandle> acquisition = Mono
-			.defer(() -> acquireChecked(acquirer, name, remaining(waitTime, start), leaseTime))
+			.defer(() -> acquireChecked(request.withWaitTime(remaining(request.waitTime(), start))))
 			// the configured wait in the message, not what was left of it for this lock
 			.onErrorMap(LockNotAcquiredException.class,
-					(ex) -> new NotAcquired(new LockNotAcquiredException(name, waitTime)));
+					(ex) -> new NotAcquired(new LockNotAcquiredException(request.name(), request.waitTime())));
 		// a release that fails a successful run does so once the run completed: an error
 		// signalled by usingWhen's clean-up would reach the subscriber wrapped
 		AtomicReference<Throwable> failedRelease = new AtomicReference<>();
 		return Flux
 			.usingWhen(acquisition,
-					(handle) -> stoppedOnLoss(handle, policy,
-							underLocks(acquirer, names, index + 1, start, waitTime, leaseTime, policy, run)),
+					(handle) -> stoppedOnLoss(handle, policy, underLocks(requests, index + 1, start, policy, run)),
 					(handle) -> release(handle, null, policy, failedRelease),
 					(handle, failure) -> release(handle, failure, policy, failedRelease),
 					(handle) -> release(handle, new CancelledWhileHeld(), policy, failedRelease))
@@ -251,29 +225,18 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	// the scheduler (see acquireChecked): one thread hop per acquisition instead of two.
 	// Its acquisitions were handed over when it was made (see OwnClients); any other
 	// client is asked through its public API, whose futures complete on its own threads.
-	private Acquirer acquirer(LockType type) {
+	private CompletableFuture<LockHandle> acquireAsync(LockRequest request) {
 		HandleAcquisitions own = this.own;
 		if (own != null) {
-			return (name, waitTime, leaseTime) -> own.acquireAsync(own.keys(type, name), waitTime, leaseTime,
+			return own.acquireAsync(own.keys(request.spec(), request.name()), request.waitTime(), request.leaseTime(),
 					Runnable::run);
 		}
-		return (name, waitTime, leaseTime) -> type.acquireAsync(this.client, name, waitTime, leaseTime);
+		return request.acquireAsync(this.client);
 	}
 
-	private Acquirer permits(int permits) {
-		SemaphoreLock.of(permits);
-		HandleAcquisitions own = this.own;
-		if (own != null) {
-			return (name, waitTime, leaseTime) -> own.acquireAsync(own.semaphoreKeys(name, permits), waitTime,
-					leaseTime, Runnable::run);
-		}
-		return (name, waitTime, leaseTime) -> this.client.getSemaphore(name, permits).acquireAsync(waitTime, leaseTime);
-	}
-
-	private Mono<LockHandle> acquireChecked(Acquirer acquirer, String name, Duration waitTime,
-			@Nullable Duration leaseTime) {
+	private Mono<LockHandle> acquireChecked(LockRequest request) {
 		return Mono.<LockHandle>create((sink) -> {
-			CompletableFuture<LockHandle> acquiring = acquirer.acquireAsync(name, waitTime, leaseTime);
+			CompletableFuture<LockHandle> acquiring = acquireAsync(request);
 			AtomicBoolean cancelled = new AtomicBoolean();
 			sink.onCancel(() -> {
 				cancelled.set(true);
@@ -392,17 +355,14 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	/** One lock of a name, as the public API hands it out. */
 	private final class TypedLock implements ReactiveLock {
 
-		private final LockType type;
+		private final LockSpec spec;
 
 		private final String name;
 
-		private final Acquirer acquirer;
-
-		TypedLock(LockType type, String name, Acquirer acquirer) {
+		TypedLock(LockSpec spec, String name) {
 			LockArguments.checkName(name);
-			this.type = type;
+			this.spec = spec;
 			this.name = name;
-			this.acquirer = acquirer;
 		}
 
 		@Override
@@ -413,15 +373,15 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		@Override
 		public Mono<LockHandle> acquire(Duration waitTime, @Nullable Duration leaseTime) {
 			LockArguments.check(this.name, waitTime, leaseTime);
-			return acquireChecked(this.acquirer, this.name, waitTime, leaseTime);
+			return acquireChecked(this.spec.request(this.name, waitTime, leaseTime));
 		}
 
 		@Override
 		public <T> Mono<T> withLock(Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
 			Assert.notNull(action, "action must not be null");
 			LockArguments.check(this.name, waitTime, leaseTime);
-			return withLocks(this.type, this.acquirer, List.of(this.name), waitTime, leaseTime, CLIENT_POLICY,
-					() -> action, Flux::error)
+			return withLocks(List.of(this.spec.request(this.name, waitTime, leaseTime)), CLIENT_POLICY, () -> action,
+					Flux::error)
 				.singleOrEmpty();
 		}
 
@@ -429,22 +389,14 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		public <T> Flux<T> withLock(Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
 			Assert.notNull(action, "action must not be null");
 			LockArguments.check(this.name, waitTime, leaseTime);
-			return withLocks(this.type, this.acquirer, List.of(this.name), waitTime, leaseTime, CLIENT_POLICY,
-					() -> action, Flux::error);
+			return withLocks(List.of(this.spec.request(this.name, waitTime, leaseTime)), CLIENT_POLICY, () -> action,
+					Flux::error);
 		}
 
 		@Override
 		public String toString() {
-			return "ReactiveLock[" + this.type + " " + this.name + "]";
+			return "ReactiveLock[" + this.spec + " " + this.name + "]";
 		}
-
-	}
-
-	/** Starts acquiring one lock of a name for a new handle. */
-	@FunctionalInterface
-	private interface Acquirer {
-
-		CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, @Nullable Duration leaseTime);
 
 	}
 

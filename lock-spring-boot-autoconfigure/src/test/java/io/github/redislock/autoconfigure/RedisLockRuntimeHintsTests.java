@@ -56,6 +56,18 @@ class RedisLockRuntimeHintsTests {
 	}
 
 	@Test
+	void theEngineBehindTheBuilderIsFoundInANativeImage() throws Exception {
+		// the builder finds the engine through ServiceLoader: the services file and the
+		// provider's constructor must reach the image
+		assertThat(new ClassPathResource(RedisLockRuntimeHints.PROVIDER_SERVICE).exists()).isTrue();
+		assertThat(RuntimeHintsPredicates.resource().forResource(RedisLockRuntimeHints.PROVIDER_SERVICE))
+			.accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onType(Class.forName("io.github.redislock.internal.DefaultRedisLockClientProvider"))
+			.withMemberCategory(MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS)).accepts(this.hints);
+	}
+
+	@Test
 	void springsAotProcessingFindsTheRegistrar() {
 		assertThat(AotServices.factories().load(RuntimeHintsRegistrar.class))
 			.anyMatch(RedisLockRuntimeHints.class::isInstance);

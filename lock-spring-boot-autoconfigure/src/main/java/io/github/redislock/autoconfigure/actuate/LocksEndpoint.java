@@ -2,6 +2,7 @@ package io.github.redislock.autoconfigure.actuate;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -88,22 +89,29 @@ public class LocksEndpoint {
 			.filter((held) -> held.name().equals(lockName))
 			.map((held) -> HeldLockDescriptor.of(held, heldLease(byKey.get(held.key()), held.owner())))
 			.toList();
-		KindState exclusive = byMode(states, "exclusive");
-		List<HolderDescriptor> holders = (exclusive != null) ? holders(inspector, exclusive.holders()) : List.of();
-		boolean kept = exclusive != null && exclusive.keptForNobody();
-		return new LockDescriptor(lockName, (exclusive != null) ? exclusive.key() : lockName,
-				states.stream().anyMatch(KindState::locked), holders, kept,
-				(exclusive != null) ? exclusive.fencingToken() : null, (exclusive != null) ? lease(exclusive) : null,
-				heldHere, inspector.waitingByLock().getOrDefault(lockName, 0),
-				readWrite(inspector, byMode(states, "readWrite")), fair(inspector, byMode(states, "fair")),
+		// the name's own lock (the registry's first kind, whose key is the name's) gives
+		// the key, token and lease at the top; its holders are every kind's
+		KindState own = states.get(0);
+		Map<String, KindState> sections = new HashMap<>();
+		states.stream().filter(KindState::active).forEach((state) -> sections.putIfAbsent(state.mode(), state));
+		return new LockDescriptor(lockName, own.key(), states.stream().anyMatch(KindState::locked),
+				holders(inspector, everyHolder(states)), own.keptForNobody(), own.fencingToken(), lease(own), heldHere,
+				inspector.waitingByLock().getOrDefault(lockName, 0), readWrite(inspector, sections.get("readWrite")),
+				fair(inspector, sections.get("fair")),
 				states.stream().filter(KindState::active).map((state) -> KindDescriptor.of(inspector, state)).toList(),
 				FencingCounterDescriptor.of(inspector.fencingCounter(lockName)));
 	}
 
-	private static @Nullable KindState byMode(List<KindState> states, String mode) {
-		return states.stream().filter((state) -> state.mode().equals(mode)).findFirst().orElse(null);
+	// who holds a lock of the name, of any kind: an owner that holds several kinds of it
+	// counts its holds of all of them
+	private static Map<String, Integer> everyHolder(List<KindState> states) {
+		Map<String, Integer> holders = new LinkedHashMap<>();
+		states.forEach((state) -> state.holders().forEach((owner, holds) -> holders.merge(owner, holds, Integer::sum)));
+		return holders;
 	}
 
+	// The readWrite and fair fields keep the answer's shape from before kinds were shown
+	// alike in kinds: each is the active kind whose mode is the field's name, if any.
 	private static @Nullable ReadWriteDescriptor readWrite(LockInspector inspector, @Nullable KindState kind) {
 		if (kind == null || !kind.active()) {
 			return null;
@@ -169,7 +177,8 @@ public class LocksEndpoint {
 	 * @param key its Redis key
 	 * @param locked whether a lock of the name is taken, of any kind (see {@code kinds}):
 	 * held, or kept for nobody
-	 * @param holders who holds its exclusive lock, on any instance
+	 * @param holders who holds a lock of the name, of any kind, on any instance (an owner
+	 * that holds several kinds counts its holds of all)
 	 * @param keptForNobody whether its exclusive lock stays taken, with no holder, until
 	 * the minimum of a {@code holdAtLeast} release has passed ({@code remainingLeaseMs}
 	 * is what is left)

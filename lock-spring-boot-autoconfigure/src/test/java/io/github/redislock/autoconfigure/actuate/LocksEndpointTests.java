@@ -2,6 +2,7 @@ package io.github.redislock.autoconfigure.actuate;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -15,9 +16,11 @@ import io.github.redislock.autoconfigure.RedisLockTestContexts;
 import io.github.redislock.annotation.LockMode;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.FencingCounterDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HeldLockDescriptor;
+import io.github.redislock.autoconfigure.actuate.LocksEndpoint.HolderDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.KindDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LockDescriptor;
 import io.github.redislock.autoconfigure.actuate.LocksEndpoint.LocksDescriptor;
+import io.github.redislock.internal.LockSpec;
 import io.github.redislock.internal.LockType;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -259,7 +262,7 @@ class LocksEndpointTests {
 			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
 			RedisLockClient client = context.getBean(RedisLockClient.class);
 			String name = "view:" + mode;
-			RedisLock lock = LockType.of(mode).lock(client, name);
+			RedisLock lock = ((LockSpec.ThreadOwned) LockSpec.of(LockType.valueOf(mode.name()))).lock(client, name);
 			lock.lock(Duration.ofSeconds(30));
 			try {
 				LockDescriptor view = endpoint.lock(new String[] { name });
@@ -321,6 +324,31 @@ class LocksEndpointTests {
 	}
 
 	@Test
+	void theHoldersOfANameAreEveryKindsHoldersNotOnlyTheExclusiveLocks() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
+			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
+			RedisLockClient client = context.getBean(RedisLockClient.class);
+			String read = "holders:read:" + UUID.randomUUID();
+			String permit = "holders:permit:" + UUID.randomUUID();
+			RedisLock reader = client.getReadWriteLock(read).readLock();
+			reader.lock();
+			try (LockHandle handle = client.getSemaphore(permit, 3)
+				.tryAcquire(Duration.ofSeconds(5), null)
+				.orElseThrow()) {
+				assertThat(endpoint.lock(new String[] { read }).holders()).as("a reader holds it")
+					.singleElement()
+					.satisfies((holder) -> assertThat(holder.thisInstance()).isTrue());
+				assertThat(endpoint.lock(new String[] { permit }).holders()).as("a permit holder holds it")
+					.singleElement()
+					.satisfies((holder) -> assertThat(holder.thisInstance()).isTrue());
+			}
+			finally {
+				reader.unlock();
+			}
+		});
+	}
+
+	@Test
 	void describesTheReadWriteAndFairLocksOfANameWithTheirReadersWritersAndQueue() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
 			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
@@ -345,7 +373,9 @@ class LocksEndpointTests {
 				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 					LockDescriptor lock = endpoint.lock(new String[] { "stock:1" });
 					assertThat(lock.locked()).as("a lock of the name, of any kind").isTrue();
-					assertThat(lock.holders()).as("the exclusive lock's").isEmpty();
+					assertThat(lock.holders()).as("every kind's: the reader here, the fair holder elsewhere")
+						.extracting(HolderDescriptor::thisInstance)
+						.containsExactlyInAnyOrder(true, false);
 					assertThat(lock.kinds()).extracting(KindDescriptor::mode).containsExactly("readWrite", "fair");
 					assertThat(lock.readWrite()).isNotNull().satisfies((readWrite) -> {
 						assertThat(readWrite.key()).isEqualTo("lock:{stock:1}:rw");

@@ -1,0 +1,36 @@
+package io.github.redislock;
+
+import java.time.Duration;
+import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Writes durations the way Spring Boot properties spell them ({@code 500ms}, {@code 3s},
+ * {@code 1.25s}), for the API's own messages. The engine spells them alike with a class
+ * of its own, so that neither package imports the other for a dozen lines;
+ * {@code DurationsTests} checks that both agree.
+ */
+final class Durations {
+
+	private Durations() {
+	}
+
+	static String format(@Nullable Duration duration) {
+		if (duration == null) {
+			return "(none)";
+		}
+		long millis = duration.toMillis();
+		if (millis < 1000) {
+			return millis + "ms";
+		}
+		if (millis % 60_000 == 0) {
+			return (millis / 60_000) + "m";
+		}
+		if (millis % 1000 == 0) {
+			return (millis / 1000) + "s";
+		}
+		return String.format(Locale.ROOT, "%.3fs", millis / 1000.0).replaceAll("0+s$", "s");
+	}
+
+}

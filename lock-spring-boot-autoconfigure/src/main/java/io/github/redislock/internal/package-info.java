@@ -21,7 +21,10 @@
  * the tests read;</li>
  * <li>{@link io.github.redislock.internal.LockNames} and
  * {@link io.github.redislock.internal.ReplicaAcknowledgement}: the rules the annotation
- * checks and the properties share with the engine.</li>
+ * checks and the properties share with the engine;</li>
+ * <li>{@link io.github.redislock.internal.ScriptTexts}: the lock scripts as Redis runs
+ * them, for the protocol model's replays, which must run exactly what the library
+ * runs.</li>
  * </ul>
  * This package imports the public API, never the annotations or the interceptor.
  */

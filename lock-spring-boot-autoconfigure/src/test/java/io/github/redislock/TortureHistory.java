@@ -194,7 +194,31 @@ final class TortureHistory {
 	 * then).
 	 */
 	private boolean legitimatelyOverlaps(Call stale, Call other) {
-		return pausedPastLease(stale) && other.enter() >= stale.start() + leaseNanos(stale);
+		return pausedPastLease(stale) && other.enter() >= leaseFrom(stale) + leaseNanos(stale);
+	}
+
+	/**
+	 * The earliest time the hold's lease in Redis may have been set: its call's start,
+	 * unless a thread of the same client passed the lock to it (its call began before the
+	 * client's previous holder released), which keeps the lease Redis gave or last
+	 * renewed for that holder; then that holder's, and so on back.
+	 */
+	private long leaseFrom(Call hold) {
+		long from = hold.start();
+		Call current = hold;
+		for (boolean passed = true; passed;) {
+			passed = false;
+			for (Call earlier : this.holdsByName.get(hold.name())) {
+				if (earlier.worker() == current.worker() && earlier.enter() < current.enter()
+						&& current.start() <= earlier.unlockEnd() && earlier.start() < from) {
+					from = earlier.start();
+					current = earlier;
+					passed = true;
+					break;
+				}
+			}
+		}
+		return from;
 	}
 
 	/**

@@ -39,7 +39,7 @@ final class TortureHistory {
 	 */
 	record Call(int worker, int thread, int name, long start, long end, long waitMillis, long leaseMillis, char outcome,
 			long epochBefore, long epochAt, long token, long enter, long exit, long read, char write, long unlockEnd,
-			char unlocked, char way, char releasedBy, long inside) {
+			char unlocked, char way, char releasedBy, long inside, long writeStart) {
 
 		boolean acquired() {
 			return this.outcome == 'A';
@@ -66,7 +66,8 @@ final class TortureHistory {
 				default -> 'l';
 			};
 			return new Call(worker, (int) f[0], (int) f[1], f[2], f[3], f[4], f[5], c[6], f[7], f[8], f[9], f[10],
-					f[11], f[12], c[13], f[15], c[16], way, (fields.length == 20) ? c[18] : ' ', f[19]);
+					f[11], f[12], c[13], f[15], c[16], way, (fields.length == 20) ? c[18] : ' ',
+					(fields.length == 20) ? f[19] : 0, (fields.length == 18) ? f[17] : 0);
 		}
 
 	}
@@ -101,6 +102,21 @@ final class TortureHistory {
 
 	long lostUpdates;
 
+	/**
+	 * Writes begun once the counter had accepted a write with a higher token, accepted
+	 * all the same: must be none.
+	 */
+	long staleWritesAccepted;
+
+	/** Writes the counter refused, having accepted a higher token. */
+	long staleWritesRefused;
+
+	/** The writes of holds frozen past their lease that the counter accepted. */
+	long frozenHoldersWritesAccepted;
+
+	/** The writes of holds frozen past their lease that the counter refused. */
+	long frozenHoldersWritesRefused;
+
 	long unexplainedLostUpdates;
 
 	final List<String> violations = new ArrayList<>();
@@ -126,6 +142,7 @@ final class TortureHistory {
 			}
 			int legitimateWriteOverlaps = checkOverlaps(holds);
 			checkTokens(holds);
+			checkStaleWrites(holds);
 			long writes = holds.stream().filter((hold) -> hold.write() == TortureStore.WRITTEN).count();
 			this.written += writes;
 			this.rejected += holds.stream().filter((hold) -> hold.write() == TortureStore.REJECTED).count();
@@ -177,7 +194,31 @@ final class TortureHistory {
 	 * then).
 	 */
 	private boolean legitimatelyOverlaps(Call stale, Call other) {
-		return pausedPastLease(stale) && other.enter() >= stale.start() + leaseNanos(stale);
+		return pausedPastLease(stale) && other.enter() >= leaseFrom(stale) + leaseNanos(stale);
+	}
+
+	/**
+	 * The earliest time the hold's lease in Redis may have been set: its call's start,
+	 * unless a thread of the same client passed the lock to it (its call began before the
+	 * client's previous holder released), which keeps the lease Redis gave or last
+	 * renewed for that holder; then that holder's, and so on back.
+	 */
+	private long leaseFrom(Call hold) {
+		long from = hold.start();
+		Call current = hold;
+		for (boolean passed = true; passed;) {
+			passed = false;
+			for (Call earlier : this.holdsByName.get(hold.name())) {
+				if (earlier.worker() == current.worker() && earlier.enter() < current.enter()
+						&& current.start() <= earlier.unlockEnd() && earlier.start() < from) {
+					from = earlier.start();
+					current = earlier;
+					passed = true;
+					break;
+				}
+			}
+		}
+		return from;
 	}
 
 	/**
@@ -266,6 +307,50 @@ final class TortureHistory {
 		this.staleHolds += staleHolds.size();
 		this.holdsOverlappingStaleOnes += freshHolds.size();
 		return legitimateWriteOverlaps;
+	}
+
+	/**
+	 * Every write begun after the counter accepted one with a higher token must have been
+	 * refused. The counter's Redis loses no data and no fault touches it, so what it
+	 * accepted stays accepted. Also counts the writes of holds frozen past their lease.
+	 */
+	private void checkStaleWrites(List<Call> holds) {
+		List<Call> accepted = holds.stream()
+			.filter((hold) -> hold.write() == TortureStore.WRITTEN)
+			.sorted(Comparator.comparingLong(Call::exit))
+			.toList();
+		List<Call> byWriteStart = holds.stream()
+			.filter((hold) -> hold.write() == TortureStore.WRITTEN || hold.write() == TortureStore.REJECTED)
+			.sorted(Comparator.comparingLong(Call::writeStart))
+			.toList();
+		int next = 0;
+		long highestAccepted = Long.MIN_VALUE;
+		Call highest = null;
+		for (Call hold : byWriteStart) {
+			while (next < accepted.size() && accepted.get(next).exit() < hold.writeStart()) {
+				if (accepted.get(next).token() > highestAccepted) {
+					highest = accepted.get(next);
+					highestAccepted = highest.token();
+				}
+				next++;
+			}
+			boolean written = hold.write() == TortureStore.WRITTEN;
+			if (!written) {
+				this.staleWritesRefused++;
+			}
+			else if (hold.token() < highestAccepted) {
+				this.staleWritesAccepted++;
+				violation("stale write accepted: " + hold + " after " + highest);
+			}
+			if (pausedPastLease(hold)) {
+				if (written) {
+					this.frozenHoldersWritesAccepted++;
+				}
+				else {
+					this.frozenHoldersWritesRefused++;
+				}
+			}
+		}
 	}
 
 	// over the whole run, across every data loss (a restart without data, a promotion of

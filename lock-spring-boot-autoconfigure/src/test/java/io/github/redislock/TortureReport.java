@@ -62,6 +62,10 @@ final class TortureReport {
 			line(out, "lost counter updates",
 					"%d unexplained, %d in all (store writes: %d accepted, %d rejected as stale)",
 					history.unexplainedLostUpdates, history.lostUpdates, history.written, history.rejected);
+			line(out, "stale writes (begun after a higher token's write was accepted)",
+					"%d accepted, %d refused; holds frozen past their lease: %d writes accepted, %d refused",
+					history.staleWritesAccepted, history.staleWritesRefused, history.frozenHoldersWritesAccepted,
+					history.frozenHoldersWritesRefused);
 			line(out, "tokens strictly increasing per name over the whole run", "%s across %d data losses",
 					(history.tokenViolations == 0) ? "yes" : "NO, " + history.tokenViolations + " violations",
 					history.epochs() - 1);

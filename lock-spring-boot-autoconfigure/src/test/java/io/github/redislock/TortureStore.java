@@ -12,29 +12,30 @@ import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * What the JVMs of {@link TortureTests} share, in one memory-mapped file: the store the
- * lock protects (per lock name a counter, updated with a deliberately non-atomic
- * read-modify-write, and the fencing token of its last write), the current epoch (bumped
- * by the test each time Redis loses its data, for the history's overlap checks), and a
- * handshake through which the test freezes a worker while one of its threads is inside a
- * critical section. In semaphore mode it also counts, per name, the holders inside a
- * critical section at the moment, for the test to compare with the permits.
+ * What the JVMs of {@link TortureTests} share, in one memory-mapped file: the current
+ * epoch (bumped by the test each time Redis loses its data, for the history's overlap
+ * checks), and a handshake through which the test freezes a worker while one of its
+ * threads is inside a critical section. In semaphore mode it also counts, per name, the
+ * holders inside a critical section at the moment, for the test to compare with the
+ * permits.
  *
- * <p>
- * The store is fenced the way the README recommends, by the token alone: a write whose
- * token is lower than that of the last accepted write is rejected. Tokens never go
- * backwards, not even when Redis loses its data, so a stale holder's write after a
- * restart is rejected too.
  */
 final class TortureStore implements AutoCloseable {
 
-	/** The write was made: the counter is now one more than the value read. */
+	/**
+	 * The counter's write was accepted: it is now one more than the value read. (The
+	 * counters themselves are {@link io.github.redislock.fencing.RedisFencedValues} in a
+	 * Redis of their own, see {@link TortureWorker}.)
+	 */
 	static final char WRITTEN = 'W';
 
-	/** The store had accepted a write with a newer token: a stale holder. */
+	/** The counter had accepted a write with a newer token: a stale holder. */
 	static final char REJECTED = 'R';
 
-	/** Nothing was written: semaphore holders leave the counter alone. */
+	/**
+	 * Nothing was written: semaphore holders leave the counter alone (and a lock holder
+	 * whose write failed, which the worker reports as unexpected).
+	 */
 	static final char NOT_WRITTEN = 'N';
 
 	private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
@@ -70,7 +71,7 @@ final class TortureStore implements AutoCloseable {
 		}
 		this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
 				StandardOpenOption.WRITE);
-		this.inside = NAMES + 24 * names;
+		this.inside = NAMES;
 		this.memory = this.channel.map(FileChannel.MapMode.READ_WRITE, 0, this.inside + 16L * names);
 	}
 
@@ -93,28 +94,10 @@ final class TortureStore implements AutoCloseable {
 		LONGS.getAndAdd(this.memory, EPOCH, 1L);
 	}
 
-	long counter(int name) {
-		return get(NAMES + 24 * name + 16);
-	}
-
-	/**
-	 * Writes {@code read + 1} to the name's counter, fenced by the token.
-	 * @return {@link #WRITTEN} or {@link #REJECTED}
-	 */
-	char write(int name, long token, long read) {
-		int slot = NAMES + 24 * name;
-		if (get(slot + 8) > token) {
-			return REJECTED;
-		}
-		LONGS.setVolatile(this.memory, slot + 8, token);
-		LONGS.setVolatile(this.memory, slot + 16, read + 1);
-		return WRITTEN;
-	}
-
 	/**
 	 * Semaphore mode: one more holder of the name is inside its critical section. Atomic
-	 * across the JVMs (unlike the fenced counter), because the holders of a semaphore are
-	 * meant to be inside at once: what it counts is how many the semaphore let in.
+	 * across the JVMs, because the holders of a semaphore are meant to be inside at once:
+	 * what it counts is how many the semaphore let in.
 	 * @return how many are inside now, this one included
 	 */
 	long enter(int name) {

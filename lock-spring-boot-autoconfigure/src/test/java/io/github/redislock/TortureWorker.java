@@ -17,20 +17,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
+import io.github.redislock.fencing.RedisFencedValues;
+import io.github.redislock.fencing.StaleFencingTokenException;
 import io.github.redislock.testsupport.RedisServers;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * One client JVM of {@link TortureTests}: once its client is built it prints
  * {@code READY} and waits for {@code GO <end time>} on stdin; then threads lock random
  * names with random waits and leases until the end time. Inside each hold a thread reads
- * the name's counter in the {@link TortureStore}, pauses briefly, and writes it back plus
- * one, fenced by its token; it stays inside longer only when the test asks to freeze this
- * JVM. Every call is written to a file of the thread's own, one line each:
- * {@code thread name start end wait lease outcome} and, when acquired,
- * {@code epochBefore epochAt token enter exit read write unlockStart unlockEnd unlockOutcome}
+ * the name's counter, a {@link RedisFencedValues} key in a Redis of its own that no fault
+ * touches, pauses briefly, and writes it back plus one with its token (the store refuses
+ * the write if it accepted one with a higher token); it stays inside longer only when the
+ * test asks to freeze this JVM. Every call is written to a file of the thread's own, one
+ * line each: {@code thread name start end wait lease outcome} and, when acquired,
+ * {@code epochBefore epochAt token enter exit read write unlockStart unlockEnd unlockOutcome writeStart}
  * (times from {@link System#nanoTime()}, which all JVMs of one Linux machine share). A
  * call that fails also prints {@code FAILURE} and its exception. When the names are
  * semaphores, {@link TorturePermits} makes the calls instead.
@@ -51,6 +55,13 @@ public final class TortureWorker {
 	 */
 	static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(3);
 
+	/**
+	 * The command timeout of the counters' connection: longer than any freeze of this
+	 * JVM, so that a thread frozen while it waits for the counter's reply is not timed
+	 * out when the JVM resumes (the counters' Redis itself is never faulted).
+	 */
+	static final Duration COUNTER_TIMEOUT = Duration.ofSeconds(30);
+
 	/** Explicit leases are drawn from 3 to 4 s. */
 	static final Duration MAX_LEASE = Duration.ofSeconds(4);
 
@@ -70,6 +81,10 @@ public final class TortureWorker {
 		int worker = Integer.parseInt(args[6]);
 		Path records = Path.of(args[7]);
 		int permits = Integer.parseInt(args[8]);
+		LettuceConnectionFactory counters = RedisServers.connectionFactory(
+				new RedisStandaloneConfiguration(args[9], Integer.parseInt(args[10])), COUNTER_TIMEOUT,
+				"torture-counters-" + worker);
+		RedisFencedValues values = new RedisFencedValues(new StringRedisTemplate(counters));
 		LettuceConnectionFactory factory = RedisServers.connectionFactory(new RedisStandaloneConfiguration(host, port),
 				COMMAND_TIMEOUT, "torture-worker-" + worker);
 		BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -90,7 +105,7 @@ public final class TortureWorker {
 						.newBufferedWriter(records.resolve("worker-" + worker + "-thread-" + thread + ".txt"))) {
 						while (System.currentTimeMillis() < endMillis) {
 							String call = (semaphores != null) ? semaphores.acquireOnce(random)
-									: lockOnce(client, store, worker, names, random);
+									: lockOnce(client, store, values, worker, names, random);
 							out.write(thread + " " + call + "\n");
 						}
 					}
@@ -110,6 +125,7 @@ public final class TortureWorker {
 		}
 		finally {
 			factory.destroy();
+			counters.destroy();
 		}
 		System.out.println("THREADS_LEFT " + threadsLeftAfter((thread) -> true));
 		System.out.flush();
@@ -137,7 +153,13 @@ public final class TortureWorker {
 		}
 	}
 
-	private static String lockOnce(RedisLockClient client, TortureStore store, int worker, int names, Random random) {
+	/** The key of the name's counter in the counters' Redis. */
+	static String counterKey(int name) {
+		return "torture-counter-" + name;
+	}
+
+	private static String lockOnce(RedisLockClient client, TortureStore store, RedisFencedValues values, int worker,
+			int names, Random random) {
 		int name = random.nextInt(names);
 		RedisLock lock = client.getLock("torture-" + name);
 		long wait = random.nextInt((int) MAX_WAIT.toMillis());
@@ -167,10 +189,22 @@ public final class TortureWorker {
 		long epochAt = store.epoch();
 		long enter = System.nanoTime();
 		long token = lock.fencingToken();
-		long read = store.counter(name);
+		long read = counter(values, name);
 		LockSupport.parkNanos(random.nextInt(500_000));
 		store.holdIfPauseRequested(worker, lease);
-		char write = store.write(name, token, read);
+		long writeStart = System.nanoTime();
+		char write;
+		try {
+			values.set(counterKey(name), Long.toString(read + 1), token);
+			write = TortureStore.WRITTEN;
+		}
+		catch (StaleFencingTokenException ex) {
+			write = TortureStore.REJECTED;
+		}
+		catch (RuntimeException ex) {
+			write = TortureStore.NOT_WRITTEN;
+			unexpected("fenced write", ex);
+		}
 		long exit = System.nanoTime();
 		char unlocked;
 		try {
@@ -194,7 +228,13 @@ public final class TortureWorker {
 		}
 		long unlockEnd = System.nanoTime();
 		return call + " " + epochBefore + " " + epochAt + " " + token + " " + enter + " " + exit + " " + read + " "
-				+ write + " " + exit + " " + unlockEnd + " " + unlocked;
+				+ write + " " + exit + " " + unlockEnd + " " + unlocked + " " + writeStart;
+	}
+
+	/** The name's counter, 0 before its first write. */
+	static long counter(RedisFencedValues values, int name) {
+		String value = values.get(counterKey(name));
+		return (value != null) ? Long.parseLong(value) : 0;
 	}
 
 	/** A watchdog lease (0) or a fixed one from 3 to 4 s, each half of the time. */

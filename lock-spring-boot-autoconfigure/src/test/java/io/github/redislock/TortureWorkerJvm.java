@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.testsupport.FaultProxy;
+import io.github.redislock.testsupport.RedisServer;
 import io.github.redislock.testsupport.WorkerJvm;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,12 +23,13 @@ import static org.awaitility.Awaitility.await;
  */
 record TortureWorkerJvm(int index, Process process, List<String> lines) {
 
-	static TortureWorkerJvm start(int index, FaultProxy proxy, TortureShape shape, Path store, Path records)
-			throws IOException {
+	static TortureWorkerJvm start(int index, FaultProxy proxy, TortureShape shape, Path store, Path records,
+			RedisServer counters) throws IOException {
 		Process process = new ProcessBuilder(WorkerJvm.command(List.of("-Xmx256m"), TortureWorker.class, proxy.host(),
 				Integer.toString(proxy.port()), Integer.toString(shape.names()), Integer.toString(shape.threads()),
 				store.toString(), Long.toString(shape.seed() * 1000 + index), Integer.toString(index),
-				records.toString(), Integer.toString(shape.permits())))
+				records.toString(), Integer.toString(shape.permits()), counters.host(),
+				Integer.toString(counters.port())))
 			.redirectErrorStream(true)
 			.start();
 		TortureWorkerJvm worker = new TortureWorkerJvm(index, process, new CopyOnWriteArrayList<>());

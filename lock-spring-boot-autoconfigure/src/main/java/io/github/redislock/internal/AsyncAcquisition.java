@@ -4,8 +4,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -33,6 +31,10 @@ import io.github.redislock.RedisLockException;
  * <p>
  * With a watchdog lease it also takes a lock another owner of this client passes on (see
  * {@link LocalRun}): the passed hold completes the result on the same executor.
+ *
+ * <p>
+ * Its one job is driving the attempts; its place among the lock's waiters (queue,
+ * subscription, sleep) is its {@link AsyncWaitPlace}.
  */
 final class AsyncAcquisition implements WaitQueue.Waiter {
 
@@ -55,6 +57,8 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private final ReleaseSubscriptions subscriptions;
 
+	private final AsyncWaitPlace place;
+
 	private final Settlements settlements;
 
 	// its timers, wake-ups, and replies other than a grant
@@ -70,19 +74,6 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	private final Consumer<Hold> givesBack;
 
 	private final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
-
-	// guarded by this
-	@Nullable private WaitQueue queue;
-
-	private ReleaseSubscriptions.@Nullable Membership membership;
-
-	@Nullable private ScheduledFuture<?> timer;
-
-	private boolean joined;
-
-	private boolean waiting;
-
-	private boolean asleep;
 
 	/**
 	 * @param acquisition what is acquired, for how long, and the decisions between
@@ -103,6 +94,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		this.continuations = continuations;
 		this.grants = grants;
 		this.givesBack = givesBack;
+		this.place = new AsyncWaitPlace(this.keys, this.queues, this.subscriptions);
 	}
 
 	/**
@@ -116,9 +108,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	CompletableFuture<@Nullable Hold> start() {
 		this.result.whenComplete((granted, failure) -> cleanUp());
 		if (!this.acquisition.wait.isNone()) {
-			synchronized (this) {
-				this.queue = this.queues.enter(this.keys);
-			}
+			this.place.enter();
 		}
 		attempt();
 		return this.result;
@@ -129,10 +119,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		if (this.result.isDone()) {
 			return false;
 		}
-		WaitQueue queue;
-		synchronized (this) {
-			queue = this.queue;
-		}
+		WaitQueue queue = this.place.queue();
 		boolean first = !this.attempted;
 		this.attempted = true;
 		long holdOff = (queue != null) ? this.acquisition.holdOffNanos(queue, first)
@@ -219,15 +206,11 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			return;
 		}
 		long sleep = acquisition.sleepNanos(reply, holdOffNanos);
-		boolean join;
-		synchronized (this) {
-			if (this.queue == null) {
-				return;
-			}
-			join = !this.joined;
-			this.joined = true;
+		AsyncWaitPlace.Joining joining = this.place.joining();
+		if (joining == AsyncWaitPlace.Joining.ENDED) {
+			return;
 		}
-		if (!join) {
+		if (joining == AsyncWaitPlace.Joining.SUBSCRIBED) {
 			sleep(sleep);
 			return;
 		}
@@ -236,19 +219,11 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 				this.result.completeExceptionally(failure);
 				return;
 			}
-			synchronized (this) {
-				this.membership = membership;
-				if (this.queue != null) {
-					// counted as waiting once subscribed: from then on no release is
-					// missed
-					this.waiting = true;
-					this.queue.startWaiting();
-				}
-			}
+			this.place.joined(membership);
 			if (this.result.isDone()) {
 				// cancelled meanwhile: the clean-up may have run before the membership
 				// was known
-				leaveSubscription();
+				this.place.leaveSubscription();
 			}
 			else if (membership.subscribedSinceJoining()) {
 				attempt();
@@ -261,26 +236,18 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private void sleep(long nanos) {
 		WaitQueue queue;
-		boolean clientClosed = false;
-		synchronized (this) {
-			queue = this.queue;
-			if (queue == null || this.result.isDone()) {
-				return;
-			}
-			this.asleep = true;
-			try {
-				this.timer = this.executor.schedule(this::timeUp, Math.max(0, nanos), TimeUnit.NANOSECONDS);
-			}
-			catch (RejectedExecutionException closed) {
-				clientClosed = true;
-			}
+		try {
+			queue = this.place.fallAsleep(this.result, this.executor, this::timeUp, nanos);
 		}
-		if (clientClosed) {
-			// outside the monitor: failing the result runs the caller's continuations
+		catch (RejectedExecutionException closed) {
+			// outside the place's monitor: failing the result runs the caller's
+			// continuations
 			this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
 			return;
 		}
-		queue.sleep(this, this.messagesBefore);
+		if (queue != null) {
+			queue.sleep(this, this.messagesBefore);
+		}
 	}
 
 	private void complete(Hold hold) {
@@ -304,7 +271,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	// wake-up and no timer attempts any more; a cancel meanwhile gets the hold given back
 	@Override
 	public void pass(Hold hold) {
-		stopSleeping();
+		this.place.stopSleeping();
 		try {
 			this.continuations.execute(() -> complete(hold));
 		}
@@ -322,7 +289,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			// an attempt may need a connection, and making one there would wait for
 			// itself
 			this.executor.execute(() -> {
-				WaitQueue queue = takeWakeUp();
+				WaitQueue queue = this.place.takeWakeUp();
 				if (queue != null && !attempt()) {
 					// cancelled after this took the wake-up and before it tried: the
 					// clean-up found it awake, so the next waiter tries instead here
@@ -336,69 +303,17 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 	}
 
 	private void timeUp() {
-		WaitQueue queue;
-		synchronized (this) {
-			queue = this.queue;
-		}
+		WaitQueue queue = this.place.queue();
 		// still in the queue: nobody woke it. Not in it: a wake-up is on its way and
 		// will try instead.
-		if (queue != null && queue.remove(this) && stopSleeping()) {
+		if (queue != null && queue.remove(this) && this.place.stopSleeping()) {
 			attempt();
 		}
 	}
 
-	// the queue whose wake-up this acquisition takes, or null when it is not asleep
-	// (woken already, or ended: the clean-up handed the wake-up on)
-	private synchronized @Nullable WaitQueue takeWakeUp() {
-		WaitQueue queue = this.queue;
-		return stopSleeping() ? queue : null;
-	}
-
-	private synchronized boolean stopSleeping() {
-		if (!this.asleep) {
-			return false;
-		}
-		this.asleep = false;
-		if (this.timer != null) {
-			this.timer.cancel(false);
-			this.timer = null;
-		}
-		return true;
-	}
-
+	// runs once the result is done, however: nothing of the acquisition stays behind
 	private void cleanUp() {
-		WaitQueue queue;
-		boolean wasAsleep;
-		boolean wasWaiting;
-		synchronized (this) {
-			queue = this.queue;
-			this.queue = null;
-			wasAsleep = stopSleeping();
-			wasWaiting = this.waiting;
-		}
-		leaveSubscription();
-		if (queue == null) {
-			return;
-		}
-		// chosen by a release it will not try for: the next waiter tries instead
-		if (wasAsleep && !queue.remove(this)) {
-			queue.wakeOne();
-		}
-		if (wasWaiting) {
-			queue.stopWaiting();
-		}
-		this.queues.exit(queue);
-	}
-
-	private void leaveSubscription() {
-		ReleaseSubscriptions.Membership membership;
-		synchronized (this) {
-			membership = this.membership;
-			this.membership = null;
-		}
-		if (membership != null) {
-			this.subscriptions.leave(membership);
-		}
+		this.place.leave(this);
 	}
 
 }

@@ -2,10 +2,6 @@ package io.github.redislock.internal;
 
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -81,12 +77,10 @@ final class CommandConnection {
 
 	private volatile @Nullable Throwable lostBecause;
 
-	// the server instance each connection, and each of Lettuce's reconnects, reached,
-	// newest first (a few kept): whether a command Lettuce sent again went to the server
-	// that may have run it already (see #resentToTheSameServer)
-	private final Deque<Reached> reached = new ArrayDeque<>();
-
-	private static final int REACHED_KEPT = 8;
+	// the server instance each connection, and each of Lettuce's reconnects, reached:
+	// whether a command Lettuce sent again went to the server that may have run it
+	// already (see #resentToTheSameServer)
+	private final ReachedServers reached = new ReachedServers(this::commandsIfOpen);
 
 	private static final CompletableFuture<Boolean> NOT_RESENT = CompletableFuture.completedFuture(false);
 
@@ -106,7 +100,7 @@ final class CommandConnection {
 		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
 			Open open = CommandConnection.this.current;
 			if (open != null && open.connection() == connection) {
-				reached(open.commands());
+				CommandConnection.this.reached.reached(open.commands());
 			}
 			reconnected(connection);
 		}
@@ -195,69 +189,7 @@ final class CommandConnection {
 		if (lostSince(sentAt) == null) {
 			return NOT_RESENT;
 		}
-		List<Reached> before = new ArrayList<>();
-		Reached now;
-		synchronized (this.reached) {
-			now = this.reached.peekFirst();
-			for (Reached each : this.reached) {
-				if (each.at() - sentAt <= 0) {
-					before.add(each);
-				}
-			}
-		}
-		if (before.isEmpty() || now == null || before.get(0) == now) {
-			return NOT_RESENT;
-		}
-		CompletableFuture<@Nullable String> after = now.server()
-			.thenCompose((id) -> (id != null) ? CompletableFuture.completedFuture(id) : askAgain());
-		return firstKnown(before, 0).thenCombine(after, (then, id) -> then != null && then.equals(id));
-	}
-
-	// The instance the connection reached when the command was sent: the newest known
-	// one before then. Connections cut again and again may have lost an answer to INFO;
-	// an instance known earlier is the same one if it answers after, since a restart
-	// makes a new run_id.
-	private static CompletableFuture<@Nullable String> firstKnown(List<Reached> reached, int from) {
-		if (from == reached.size()) {
-			return CompletableFuture.completedFuture(null);
-		}
-		return reached.get(from)
-			.server()
-			.thenCompose((id) -> (id != null) ? CompletableFuture.completedFuture(id) : firstKnown(reached, from + 1));
-	}
-
-	// the connection's INFO after its last reconnect got no answer: asked once more
-	private CompletableFuture<@Nullable String> askAgain() {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commandsIfOpen();
-		return (commands != null) ? serverOf(commands) : CompletableFuture.completedFuture(null);
-	}
-
-	private static CompletableFuture<@Nullable String> serverOf(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-		return commands.info("server")
-			.toCompletableFuture()
-			.handle((info, failure) -> (failure == null) ? runId(info) : null);
-	}
-
-	// asks, without waiting, which server instance the connection reached
-	private void reached(RedisClusterAsyncCommands<byte[], byte[]> commands) {
-		CompletableFuture<@Nullable String> server = serverOf(commands);
-		synchronized (this.reached) {
-			this.reached.addFirst(new Reached(System.nanoTime(), server));
-			while (this.reached.size() > REACHED_KEPT) {
-				this.reached.removeLast();
-			}
-		}
-	}
-
-	private static @Nullable String runId(@Nullable String info) {
-		if (info != null) {
-			for (String line : info.split("\r?\n")) {
-				if (line.startsWith("run_id:")) {
-					return line.substring("run_id:".length()).trim();
-				}
-			}
-		}
-		return null;
+		return this.reached.resentToTheSameServer(sentAt);
 	}
 
 	// Lettuce reconnected the current connection on its own (a short outage: its first
@@ -368,7 +300,7 @@ final class CommandConnection {
 			if (connection instanceof RedisChannelHandler<?, ?> handler) {
 				this.lostBecause = null;
 				handler.addListener(this.states);
-				reached(open.commands());
+				this.reached.reached(open.commands());
 			}
 			return open;
 		}
@@ -411,13 +343,6 @@ final class CommandConnection {
 
 	private record Open(StatefulConnection<byte[], byte[]> connection,
 			RedisClusterAsyncCommands<byte[], byte[]> commands) {
-	}
-
-	/**
-	 * A connection reached a server at a time ({@link System#nanoTime()}): its run_id,
-	 * once told.
-	 */
-	private record Reached(long at, CompletableFuture<@Nullable String> server) {
 	}
 
 	private static final class UnsupportedClientException extends IllegalStateException {

@@ -6,20 +6,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.redislock.RedisLockException;
 import io.github.redislock.ShardedPubSub;
@@ -32,12 +27,10 @@ import io.github.redislock.ShardedPubSub;
  * knows channels, not waiters.
  *
  * <p>
- * The subscriptions go through a {@link ReleaseTransport}: classic pub/sub
- * ({@link ClassicTransport}), or on a Redis Cluster whose masters take it, sharded
- * pub/sub ({@link ShardedTransport}), which the release scripts then use too
- * ({@link PublishMode}). Joining never blocks: it answers a future that completes once
- * the channel is subscribed, so that a release after that cannot be missed; a thread that
- * must wait waits for it within its own time.
+ * The subscriptions go through a {@link ReleaseTransport}, classic or sharded pub/sub
+ * (see {@link ReleaseTransportChoice}). Joining never blocks: it answers a future that
+ * completes once the channel is subscribed, so that a release after that cannot be
+ * missed; a thread that must wait waits for it within its own time.
  *
  * <p>
  * A release published while the pub/sub connection is down (cut, killed, partitioned) is
@@ -47,10 +40,9 @@ import io.github.redislock.ShardedPubSub;
  * ends.
  *
  * <p>
- * A lock's subscription is dropped by a background thread once nobody has waited for it
- * for a short grace period: the last waiter does not pay for an UNSUBSCRIBE round trip
- * (which would stretch its wait when Redis is slow), and a lock that is contended again
- * soon keeps its subscription.
+ * Its one job is the channels: which are subscribed and who is on them. Choosing the
+ * transport is {@link ReleaseTransportChoice}'s, dropping a channel once idle
+ * {@link IdleChannelJanitor}'s (on a background thread, after a grace period).
  */
 final class ReleaseSubscriptions implements ReleaseTransport.Events {
 
@@ -58,22 +50,17 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 
 	private static final AtomicInteger threadCount = new AtomicInteger();
 
-	/** How often a client asks again whether its Cluster takes sharded pub/sub. */
-	private static final long PROBE_RETRY_MILLIS = 1000;
-
 	private final CallDeadlines deadlines;
 
-	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+	private final Map<String, ReleaseChannel> channels = new ConcurrentHashMap<>();
 
 	private final ScheduledExecutorService janitor;
 
-	private final long gracePeriodMillis;
+	private final IdleChannelJanitor idle;
 
 	private final Listener listener;
 
-	// completes once the client knows whether its Cluster takes sharded pub/sub: at once
-	// on other topologies and settings
-	private final CompletableFuture<ReleaseTransport> transport;
+	private final ReleaseTransportChoice transport;
 
 	/**
 	 * @param keyPrefix what every lock key starts with
@@ -86,30 +73,14 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 			Consumer<PublishMode> publishing) {
 		this.listener = listener;
 		this.deadlines = calls;
-		this.gracePeriodMillis = gracePeriodMillis;
 		this.janitor = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redis-lock-unsubscribe-" + threadCount.incrementAndGet());
 			thread.setDaemon(true);
 			return thread;
 		});
-		ReleaseTransport classic = new ClassicTransport(connectionFactory, calls, clientChannel, this.janitor,
-				this::subscribedChannels, this);
-		RedisClusterClient cluster = clusterClient(connectionFactory);
-		if (cluster == null || sharded == ShardedPubSub.NEVER) {
-			publishing.accept(PublishMode.CLASSIC);
-			this.transport = CompletableFuture.completedFuture(classic);
-		}
-		else if (sharded == ShardedPubSub.ALWAYS) {
-			publishing.accept(PublishMode.SHARDED);
-			this.transport = CompletableFuture
-				.completedFuture(new ShardedTransport(cluster, calls, this.janitor, this));
-		}
-		else {
-			// asked when the client starts, not at the first wait: releases wait for
-			// the answer
-			this.transport = new CompletableFuture<>();
-			probe(calls, cluster, classic, keyPrefix, publishing);
-		}
+		this.idle = new IdleChannelJanitor(this.channels, this.janitor, gracePeriodMillis, this::unsubscribe);
+		this.transport = new ReleaseTransportChoice(connectionFactory, calls, keyPrefix, clientChannel, this.janitor,
+				this::subscribedChannels, this, sharded, publishing);
 	}
 
 	/**
@@ -122,48 +93,9 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 			ScheduledExecutorService janitor, Function<ReleaseTransport.Events, ReleaseTransport> transport) {
 		this.listener = listener;
 		this.deadlines = deadlines;
-		this.gracePeriodMillis = gracePeriodMillis;
 		this.janitor = janitor;
-		this.transport = CompletableFuture.completedFuture(transport.apply(this));
-	}
-
-	// asked again every PROBE_RETRY_MILLIS while the Cluster cannot be reached; waiters
-	// meanwhile wait for the answer within their own time
-	private void probe(RedisCalls calls, RedisClusterClient cluster, ReleaseTransport classic, String keyPrefix,
-			Consumer<PublishMode> publishing) {
-		ShardedPubSubProbe.probe(calls, keyPrefix).whenComplete((mode, failure) -> {
-			if (failure == null) {
-				publishing.accept(mode);
-				ReleaseTransport chosen = classic;
-				try {
-					if (mode == PublishMode.SHARDED) {
-						chosen = new ShardedTransport(cluster, calls, this.janitor, this);
-					}
-				}
-				catch (RejectedExecutionException closed) {
-					this.transport.completeExceptionally(new IllegalStateException("The lock client is closed"));
-					return;
-				}
-				if (!this.transport.complete(chosen)) {
-					// closed meanwhile
-					chosen.close();
-				}
-				return;
-			}
-			logger.debug("Could not ask the Redis Cluster whether it takes sharded pub/sub; asking again", failure);
-			try {
-				this.janitor.schedule(() -> probe(calls, cluster, classic, keyPrefix, publishing), PROBE_RETRY_MILLIS,
-						TimeUnit.MILLISECONDS);
-			}
-			catch (RejectedExecutionException closed) {
-				this.transport.completeExceptionally(new IllegalStateException("The lock client is closed"));
-			}
-		});
-	}
-
-	@Nullable private static RedisClusterClient clusterClient(RedisConnectionFactory connectionFactory) {
-		return (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware()
-				&& lettuce.getNativeClient() instanceof RedisClusterClient client) ? client : null;
+		this.idle = new IdleChannelJanitor(this.channels, janitor, gracePeriodMillis, this::unsubscribe);
+		this.transport = new ReleaseTransportChoice(transport.apply(this), janitor, this);
 	}
 
 	/**
@@ -201,7 +133,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 	CompletableFuture<Membership> join(LockKeys keys, long budgetNanos) {
 		long deadline = this.deadlines.deadline(budgetNanos);
 		for (;;) {
-			Channel channel = this.channels.computeIfAbsent(keys.channel(), (name) -> new Channel(keys));
+			ReleaseChannel channel = this.channels.computeIfAbsent(keys.channel(), (name) -> new ReleaseChannel(keys));
 			CompletableFuture<Void> subscribed;
 			boolean beforeSubscribed;
 			synchronized (channel) {
@@ -259,7 +191,7 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 	 * caller joined: a release may have come before, and the caller must try the lock
 	 * once more before it sleeps
 	 */
-	record Membership(Channel channel, boolean subscribedSinceJoining) {
+	record Membership(ReleaseChannel channel, boolean subscribedSinceJoining) {
 	}
 
 	/**
@@ -267,39 +199,12 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 	 * period passes idle.
 	 */
 	void leave(Membership membership) {
-		Channel channel = membership.channel();
-		synchronized (channel) {
-			if (--channel.members > 0) {
-				return;
-			}
-			long idleSince = ++channel.idleGeneration;
-			try {
-				this.janitor.schedule(() -> dropIfStillIdle(channel, idleSince), this.gracePeriodMillis,
-						TimeUnit.MILLISECONDS);
-			}
-			catch (RejectedExecutionException closed) {
-				dropIfStillIdle(channel, idleSince);
-			}
-		}
-	}
-
-	private void dropIfStillIdle(Channel channel, long idleSince) {
-		synchronized (channel) {
-			if (channel.members > 0 || channel.removed || channel.idleGeneration != idleSince) {
-				return;
-			}
-			// UNSUBSCRIBE goes out before the entry leaves the map: a caller that starts
-			// waiting after that subscribes anew, and its SUBSCRIBE cannot be overtaken
-			// by this UNSUBSCRIBE
-			channel.removed = true;
-			unsubscribe(channel);
-			this.channels.remove(channel.name, channel);
-		}
+		this.idle.left(membership.channel());
 	}
 
 	@Override
 	public void message(String name, byte[] body) {
-		Channel channel = this.channels.get(name);
+		ReleaseChannel channel = this.channels.get(name);
 		if (channel != null) {
 			this.listener.released(channel.keys, body);
 		}
@@ -313,11 +218,11 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 	 */
 	@Override
 	public void subscribed(String name) {
-		Channel channel = this.channels.get(name);
+		ReleaseChannel channel = this.channels.get(name);
 		if (channel == null || channel.confirmsOwnSubscribe()) {
 			return;
 		}
-		if (isSubscribed(channel)) {
+		if (channel.isSubscribed()) {
 			if (logger.isDebugEnabled()) {
 				logger.debug("Re-subscribed to " + channel.name + "; waking its waiters in case a release was missed");
 			}
@@ -327,15 +232,10 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 
 	@Override
 	public void unheard(String name) {
-		Channel channel = this.channels.get(name);
-		if (channel != null && isSubscribed(channel)) {
+		ReleaseChannel channel = this.channels.get(name);
+		if (channel != null && channel.isSubscribed()) {
 			this.listener.missedReleases(channel.keys);
 		}
-	}
-
-	private static boolean isSubscribed(Channel channel) {
-		CompletableFuture<Void> subscription = channel.subscription;
-		return subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally();
 	}
 
 	/**
@@ -348,19 +248,15 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 
 	synchronized void close() {
 		this.janitor.shutdownNow();
-		ReleaseTransport transport = currentTransport();
-		this.transport.cancel(false);
-		if (transport != null) {
-			transport.close();
-		}
+		this.transport.close();
 	}
 
 	// A SUBSCRIBE that failed or timed out may still take effect: the janitor
 	// unsubscribes the channel once it is idle.
-	private CompletableFuture<Void> subscribe(LockKeys keys, Channel channel, long deadline) {
+	private CompletableFuture<Void> subscribe(LockKeys keys, ReleaseChannel channel, long deadline) {
 		String what = describe(keys);
 		CompletableFuture<Void> subscribed = this.deadlines
-			.within(what + " (choosing classic or sharded pub/sub)", this.transport, deadline)
+			.within(what + " (choosing classic or sharded pub/sub)", this.transport.transport(), deadline)
 			.thenCompose((transport) -> transport.subscribe(what, channel.name, deadline,
 					channel.ownSubscribes::incrementAndGet))
 			.handle((done, failure) -> {
@@ -373,86 +269,32 @@ final class ReleaseSubscriptions implements ReleaseTransport.Events {
 			});
 		subscribed.whenComplete((done, failure) -> {
 			if (failure != null) {
-				scheduleDrop(channel);
+				this.idle.subscribeFailed(channel);
 			}
 		});
 		return subscribed;
 	}
 
-	private void scheduleDrop(Channel channel) {
-		long idleSince;
-		synchronized (channel) {
-			idleSince = ++channel.idleGeneration;
-		}
-		try {
-			this.janitor.execute(() -> dropIfStillIdle(channel, idleSince));
-		}
-		catch (RejectedExecutionException closed) {
-			synchronized (channel) {
-				channel.removed = true;
-				this.channels.remove(channel.name, channel);
-			}
-		}
-	}
-
-	private void unsubscribe(Channel channel) {
-		ReleaseTransport transport = currentTransport();
+	private void unsubscribe(String channel) {
+		ReleaseTransport transport = this.transport.chosen();
 		if (transport != null) {
-			transport.unsubscribe(channel.name);
+			transport.unsubscribe(channel);
 		}
-	}
-
-	// the transport once chosen; null before, or when the client closed first
-	@Nullable private ReleaseTransport currentTransport() {
-		CompletableFuture<ReleaseTransport> transport = this.transport;
-		return (transport.isDone() && !transport.isCompletedExceptionally()) ? transport.join() : null;
 	}
 
 	// the channels whose first subscription has completed: a transport's new connection
 	// subscribes them again
 	private List<String> subscribedChannels() {
-		return this.channels.values().stream().filter((channel) -> {
-			CompletableFuture<Void> subscription = channel.subscription;
-			return subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally();
-		}).map((channel) -> channel.name).toList();
+		return this.channels.values()
+			.stream()
+			.filter(ReleaseChannel::isSubscribed)
+			.map((channel) -> channel.name)
+			.toList();
 	}
 
 	private static String describe(LockKeys keys) {
 		return "wait for lock '" + keys.name() + "' (key '" + keys.lockKey() + "'): subscribing to '" + keys.channel()
 				+ "'";
-	}
-
-	/** One lock's release channel, and who listens to it. */
-	static final class Channel {
-
-		private final LockKeys keys;
-
-		private final String name;
-
-		// completes once the channel is subscribed; null before the first try
-		@Nullable private volatile CompletableFuture<Void> subscription;
-
-		private int members;
-
-		// SUBSCRIBEs sent by this client whose confirmation has not come yet: those
-		// confirmations are not re-subscriptions
-		private final AtomicInteger ownSubscribes = new AtomicInteger();
-
-		private boolean removed;
-
-		// changes each time the last member leaves, so a drop scheduled then is void
-		// once a member came back
-		private long idleGeneration;
-
-		private Channel(LockKeys keys) {
-			this.keys = keys;
-			this.name = keys.channel();
-		}
-
-		private boolean confirmsOwnSubscribe() {
-			return this.ownSubscribes.getAndUpdate((pending) -> Math.max(0, pending - 1)) > 0;
-		}
-
 	}
 
 }

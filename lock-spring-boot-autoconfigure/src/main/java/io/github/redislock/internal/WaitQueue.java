@@ -14,6 +14,11 @@ import org.jspecify.annotations.Nullable;
  * release wakes the next. A message that finds nobody asleep (all are trying right now)
  * is kept for the next to fall asleep, so that it tries once more instead of sleeping
  * through a release.
+ *
+ * <p>
+ * Its one job is waking; what it knows of the lock's holder here, of a local pass under
+ * way and of a reservation for other clients is kept in its {@link HandOffBook}, which it
+ * answers for so that its callers have one object per lock.
  */
 final class WaitQueue {
 
@@ -67,22 +72,10 @@ final class WaitQueue {
 
 	private boolean removed;
 
-	// this client's hold on the lock when one of its owners holds it and may pass it on
-	@Nullable private Hold holder;
-
-	// the holder chose a waiter to pass the lock to, and is passing it
-	private boolean passing;
-
-	// until when this client gave the lock up for the other clients' waiters (0: it did
-	// not), unless one of them releases it first
-	private long reservedForOthersUntilNanos;
+	private final HandOffBook books = new HandOffBook();
 
 	// release messages received (other than this client's own giving up)
 	private long messages;
-
-	// whether another client's waiter made this client give the lock up, or would have,
-	// when it last asked Redis to go on passing it
-	private boolean othersWaited;
 
 	WaitQueue(LockKeys keys) {
 		this.keys = keys;
@@ -143,7 +136,7 @@ final class WaitQueue {
 	 */
 	void released() {
 		synchronized (this) {
-			this.reservedForOthersUntilNanos = 0;
+			this.books.endReservation();
 			this.messages++;
 		}
 		if (this.keys.kind().wakes() == LockKind.Wakes.ALL) {
@@ -201,9 +194,7 @@ final class WaitQueue {
 	// after a reconnect every waiter tries: each may have missed its release, also those
 	// trying right now
 	void missedReleases() {
-		synchronized (this) {
-			this.reservedForOthersUntilNanos = 0;
-		}
+		this.books.endReservation();
 		wakeAll();
 	}
 
@@ -219,9 +210,8 @@ final class WaitQueue {
 	}
 
 	/** Records the hold of this client's owner that holds the lock now. */
-	synchronized void held(Hold hold) {
-		this.holder = hold;
-		this.passing = false;
+	void held(Hold hold) {
+		this.books.held(hold);
 	}
 
 	/**
@@ -231,34 +221,14 @@ final class WaitQueue {
 	 * that waiter still bound to wait for a pass.
 	 */
 	void notHeld(Hold hold) {
-		synchronized (this) {
-			if (this.holder != hold) {
-				return;
-			}
-			this.holder = null;
+		if (this.books.notHeld(hold)) {
+			wakeOne();
 		}
-		wakeOne();
 	}
 
-	/**
-	 * Whether another owner of this client holds the lock, or is being given it, and will
-	 * pass it on: then the owner waits here for it instead of asking Redis.
-	 */
-	synchronized boolean isHeldHereByOtherThan(Owner owner) {
-		if (this.passing) {
-			return true;
-		}
-		Hold hold = this.holder;
-		if (hold == null || hold.owner().equals(owner)) {
-			return false;
-		}
-		if (hold.lease().watchdog()) {
-			return !hold.isLost();
-		}
-		// A lease set later (a handle's extend) passes nothing on, so the waiter may ask
-		// Redis, unless Redis names another owner of this client as the holder, which
-		// would re-enter there: then it waits until that lease must have ended.
-		return !hold.redisOwner().equals(hold.owner()) && hold.mayStillBeHeld();
+	/** See {@link HandOffBook#isHeldHereByOtherThan}. */
+	boolean isHeldHereByOtherThan(Owner owner) {
+		return this.books.isHeldHereByOtherThan(owner);
 	}
 
 	/** How many release messages came so far; see {@link #reservedForOthers}. */
@@ -275,31 +245,16 @@ final class WaitQueue {
 	 */
 	synchronized void reservedForOthers(long untilNanos, long messagesBefore) {
 		if (this.messages == messagesBefore) {
-			this.reservedForOthersUntilNanos = untilNanos;
+			this.books.reserveForOthers(untilNanos);
 		}
 	}
 
 	/**
-	 * How long the owner should wait before asking Redis for the lock, unless a release
-	 * message wakes it: {@link LockAcquirer#PASS_RECHECK_NANOS} while another owner of
-	 * this client holds it (see {@link #isHeldHereByOtherThan}), what is left of a
-	 * reservation for other clients (see {@link #reservedForOthers}), else 0: ask now.
+	 * See {@link HandOffBook#holdOffNanos}; the reservation is
+	 * {@link #reservedForOthers}.
 	 */
 	long holdOffNanos(Owner owner) {
-		if (isHeldHereByOtherThan(owner)) {
-			return LockAcquirer.PASS_RECHECK_NANOS;
-		}
-		synchronized (this) {
-			if (this.reservedForOthersUntilNanos == 0) {
-				return 0;
-			}
-			long left = this.reservedForOthersUntilNanos - System.nanoTime();
-			if (left <= 0) {
-				this.reservedForOthersUntilNanos = 0;
-				return 0;
-			}
-			return left;
-		}
+		return this.books.holdOffNanos(owner);
 	}
 
 	/**
@@ -331,9 +286,6 @@ final class WaitQueue {
 	 * it
 	 */
 	synchronized @Nullable Waiter takeForPass(Hold hold) {
-		if (this.holder != hold) {
-			return null;
-		}
 		Waiter next = this.asleep.peek();
 		if (next == null || next.passableOwner() == null) {
 			// Not passed on: the hold stays the holder until it is forgotten, after its
@@ -341,9 +293,10 @@ final class WaitQueue {
 			// of this client, which passed the lock to this one) would re-enter there.
 			return null;
 		}
+		if (!this.books.startPass(hold)) {
+			return null;
+		}
 		this.asleep.poll();
-		this.holder = null;
-		this.passing = true;
 		return next;
 	}
 
@@ -352,28 +305,27 @@ final class WaitQueue {
 	 * the waiter is first again.
 	 */
 	synchronized void notPassed(Hold hold, Waiter next) {
-		this.holder = hold;
-		this.passing = false;
+		this.books.notPassed(hold);
 		this.asleep.addFirst(next);
 	}
 
 	/**
 	 * The pass chosen by {@link #takeForPass} did not happen: the lock left this client.
 	 */
-	synchronized void passFailed() {
-		this.passing = false;
+	void passFailed() {
+		this.books.passFailed();
 	}
 
 	/**
 	 * Records whether another client waited when this client last asked Redis to go on
 	 * passing the lock (see {@link LocalRun}).
 	 */
-	synchronized void othersWaited(boolean othersWaited) {
-		this.othersWaited = othersWaited;
+	void othersWaited(boolean othersWaited) {
+		this.books.othersWaited(othersWaited);
 	}
 
-	synchronized boolean othersWaited() {
-		return this.othersWaited;
+	boolean othersWaited() {
+		return this.books.othersWaited();
 	}
 
 	/** The owners of the waiters asleep now. */

@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -15,17 +14,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * No main source file of the engine ({@code internal}) is longer than a reader holds in
  * their head: {@value #MAX_LINES} lines, counted as {@code wc -l} counts them. A file
- * that grows past it has taken on a second job and is to be split along it (issue 41),
- * not let through by raising the limit; this fails naming each such file and its length.
+ * that grows past it has taken on a second job and is to be split along it, not let
+ * through by raising the limit; this fails naming each such file and its length.
  */
 class InternalFileLengthTests {
 
 	private static final int MAX_LINES = 400;
 
 	private static final Path INTERNAL = Path.of("src/main/java/io/github/redislock/internal");
-
-	// being split (issue 41): remove each once it is under the limit
-	private static final Set<String> BEING_SPLIT = Set.of("ReactiveLocks.java");
 
 	@Test
 	void noEngineFileIsLongerThanTheLimit() throws IOException {
@@ -34,7 +30,7 @@ class InternalFileLengthTests {
 		try (Stream<Path> files = Files.walk(INTERNAL)) {
 			for (Path file : files.filter((path) -> path.toString().endsWith(".java")).sorted().toList()) {
 				long lines = lines(file);
-				if (lines > MAX_LINES && !BEING_SPLIT.contains(file.getFileName().toString())) {
+				if (lines > MAX_LINES) {
 					tooLong.add(INTERNAL.relativize(file) + ": " + lines + " lines");
 				}
 			}

@@ -54,7 +54,8 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	};
 
-	private static final ReleasePolicy CLIENT_POLICY = new ReleasePolicy(Duration.ZERO, true, true);
+	// a lock of the reactive client's own: any failed release fails the run
+	static final ReleasePolicy CLIENT_POLICY = new ReleasePolicy(Duration.ZERO, true, true);
 
 	private final RedisLockClient client;
 
@@ -73,37 +74,37 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 
 	@Override
 	public Mono<LockHandle> acquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-		return new TypedLock(LockSpec.of(LockType.EXCLUSIVE), name).acquire(waitTime, leaseTime);
+		return new ReactiveTypedLock(this, LockSpec.of(LockType.EXCLUSIVE), name).acquire(waitTime, leaseTime);
 	}
 
 	@Override
 	public <T> Mono<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
-		return new TypedLock(LockSpec.of(LockType.EXCLUSIVE), name).withLock(waitTime, leaseTime, action);
+		return new ReactiveTypedLock(this, LockSpec.of(LockType.EXCLUSIVE), name).withLock(waitTime, leaseTime, action);
 	}
 
 	@Override
 	public <T> Flux<T> withLock(String name, Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
-		return new TypedLock(LockSpec.of(LockType.EXCLUSIVE), name).withLock(waitTime, leaseTime, action);
+		return new ReactiveTypedLock(this, LockSpec.of(LockType.EXCLUSIVE), name).withLock(waitTime, leaseTime, action);
 	}
 
 	@Override
 	public ReactiveLock readLock(String name) {
-		return new TypedLock(LockSpec.of(LockType.READ), name);
+		return new ReactiveTypedLock(this, LockSpec.of(LockType.READ), name);
 	}
 
 	@Override
 	public ReactiveLock writeLock(String name) {
-		return new TypedLock(LockSpec.of(LockType.WRITE), name);
+		return new ReactiveTypedLock(this, LockSpec.of(LockType.WRITE), name);
 	}
 
 	@Override
 	public ReactiveLock fairLock(String name) {
-		return new TypedLock(LockSpec.of(LockType.FAIR), name);
+		return new ReactiveTypedLock(this, LockSpec.of(LockType.FAIR), name);
 	}
 
 	@Override
 	public ReactiveLock semaphore(String name, int permits) {
-		return new TypedLock(LockSpec.of(LockType.SEMAPHORE, permits), name);
+		return new ReactiveTypedLock(this, LockSpec.of(LockType.SEMAPHORE, permits), name);
 	}
 
 	/**
@@ -234,7 +235,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		return request.acquireAsync(this.client);
 	}
 
-	private Mono<LockHandle> acquireChecked(LockRequest request) {
+	Mono<LockHandle> acquireChecked(LockRequest request) {
 		return Mono.<LockHandle>create((sink) -> {
 			CompletableFuture<LockHandle> acquiring = acquireAsync(request);
 			AtomicBoolean cancelled = new AtomicBoolean();
@@ -349,54 +350,6 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	 * client.
 	 */
 	private record HeldName(RedisLockClient client, LockType type, String name) {
-
-	}
-
-	/** One lock of a name, as the public API hands it out. */
-	private final class TypedLock implements ReactiveLock {
-
-		private final LockSpec spec;
-
-		private final String name;
-
-		TypedLock(LockSpec spec, String name) {
-			LockArguments.checkName(name);
-			this.spec = spec;
-			this.name = name;
-		}
-
-		@Override
-		public String getName() {
-			return this.name;
-		}
-
-		@Override
-		public Mono<LockHandle> acquire(Duration waitTime, @Nullable Duration leaseTime) {
-			LockArguments.check(this.name, waitTime, leaseTime);
-			return acquireChecked(this.spec.request(this.name, waitTime, leaseTime));
-		}
-
-		@Override
-		public <T> Mono<T> withLock(Duration waitTime, @Nullable Duration leaseTime, Mono<T> action) {
-			Assert.notNull(action, "action must not be null");
-			LockArguments.check(this.name, waitTime, leaseTime);
-			return withLocks(List.of(this.spec.request(this.name, waitTime, leaseTime)), CLIENT_POLICY, () -> action,
-					Flux::error)
-				.singleOrEmpty();
-		}
-
-		@Override
-		public <T> Flux<T> withLock(Duration waitTime, @Nullable Duration leaseTime, Flux<T> action) {
-			Assert.notNull(action, "action must not be null");
-			LockArguments.check(this.name, waitTime, leaseTime);
-			return withLocks(List.of(this.spec.request(this.name, waitTime, leaseTime)), CLIENT_POLICY, () -> action,
-					Flux::error);
-		}
-
-		@Override
-		public String toString() {
-			return "ReactiveLock[" + this.spec + " " + this.name + "]";
-		}
 
 	}
 

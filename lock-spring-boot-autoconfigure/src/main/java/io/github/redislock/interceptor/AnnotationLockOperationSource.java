@@ -197,16 +197,17 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 				holdAtLeast, minimumHold, annotation.mode(), annotation.permits());
 	}
 
-	// a semaphore is its own kind: only the default mode counts its holders
+	// which modes count holders is the registry's to say, in the words of its kinds
 	private static void checkPermits(int permits, LockMode mode, String where) {
 		if (permits < 1) {
 			throw new InvalidLockAnnotationException(where + ": permits must be at least 1, was " + permits,
 					"Leave permits out (1, an exclusive lock), or give how many calls may run at once");
 		}
-		if (permits > 1 && mode != LockMode.EXCLUSIVE) {
-			throw new InvalidLockAnnotationException(
-					where + ": permits = " + permits + " with mode = " + mode
-							+ "; a semaphore's permits are not read, write or fair locks",
+		try {
+			LockModes.spec(mode, permits);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLockAnnotationException(where + ": permits = " + permits + ", but " + ex.getMessage(),
 					"Remove mode to let " + permits + " calls run at once, or remove permits for the " + mode
 							+ " lock");
 		}

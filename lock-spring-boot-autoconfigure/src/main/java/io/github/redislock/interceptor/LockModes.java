@@ -15,17 +15,18 @@ final class LockModes {
 	}
 
 	/**
-	 * The kind a method with that mode and permits takes each name as: above one permit,
-	 * a permit of the name's semaphore (only the default mode counts its holders, see
+	 * The kind a method with that mode and permits takes each name as: the registry's
+	 * answer, so that a mode or limit a kind does not take is refused in its words (see
 	 * {@link AnnotationLockOperationSource}).
+	 * @throws IllegalArgumentException if no kind takes that mode with that many permits
 	 */
 	static LockSpec spec(LockMode mode, int permits) {
-		return (permits > 1) ? LockSpec.of(LockType.SEMAPHORE, permits) : LockSpec.of(type(mode));
+		return LockSpec.of(LockType.forMode(mode.name(), permits), permits);
 	}
 
-	/** The registry's kind of a mode. */
+	/** The registry's one-holder kind of a mode. */
 	static LockType type(LockMode mode) {
-		return LockType.valueOf(mode.name());
+		return LockType.forMode(mode.name(), 1);
 	}
 
 }

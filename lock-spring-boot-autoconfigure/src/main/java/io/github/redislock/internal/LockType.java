@@ -14,8 +14,8 @@ import io.github.redislock.RedisLockClient;
 /**
  * The registry of lock kinds: which lock of a name a caller wants, each constant one
  * {@link LockKind} and how the public API reaches it. A request picks a constant once
- * ({@link LockSpec#of(LockType, int)}), with the limit it brings; a new kind is one
- * constant here. Not API.
+ * ({@link LockSpec#of(LockType, int)}, or {@link #forMode(String, int)} for an
+ * annotation), with the limit it brings; a new kind is one constant here. Not API.
  */
 public enum LockType {
 
@@ -37,9 +37,16 @@ public enum LockType {
 
 	// the limit travels with each request; a permit is only ever a handle, so this kind
 	// has no thread-owned lock (its specs are not LockSpec.ThreadOwned)
-	SEMAPHORE(SemaphoreLock::of,
+	SEMAPHORE("EXCLUSIVE", SemaphoreLock::of,
 			(client, name, limit, wait, lease) -> client.getSemaphore(name, limit).tryAcquire(wait, lease),
 			(client, name, limit, wait, lease) -> client.getSemaphore(name, limit).acquireAsync(wait, lease));
+
+	// the annotation mode (a LockMode's name) this kind answers: with a limit of 1 for
+	// the one-holder kinds, with a limit above 1 for the others
+	private final String mode;
+
+	// whether requests of this kind bring a limit above 1
+	private final boolean limited;
 
 	// the kind for a request's limit; the one-holder kinds take only 1
 	private final IntFunction<LockKind> kinds;
@@ -56,6 +63,8 @@ public enum LockType {
 	private final Asyncs asyncs;
 
 	LockType(LockKind kind, Locks locks, Tries tries, Asyncs asyncs) {
+		this.mode = name();
+		this.limited = false;
 		this.kinds = (limit) -> oneHolder(kind, limit);
 		this.kind = kind;
 		this.locks = locks;
@@ -63,12 +72,47 @@ public enum LockType {
 		this.asyncs = asyncs;
 	}
 
-	LockType(IntFunction<LockKind> kinds, Tries tries, Asyncs asyncs) {
+	LockType(String mode, IntFunction<LockKind> kinds, Tries tries, Asyncs asyncs) {
+		this.mode = mode;
+		this.limited = true;
 		this.kinds = kinds;
 		this.kind = kinds.apply(1);
 		this.locks = null;
 		this.tries = tries;
 		this.asyncs = asyncs;
+	}
+
+	/**
+	 * The kind an annotation with that mode and limit asks for: the one-holder kind of
+	 * the mode for a limit of 1, the kind that counts holders for more.
+	 * @param mode the name of the annotation's mode
+	 * @param limit how many may hold the name at once
+	 * @throws IllegalArgumentException if no kind answers that mode with that limit; the
+	 * message says which modes take a limit above 1
+	 */
+	public static LockType forMode(String mode, int limit) {
+		boolean limited = limit > 1;
+		for (LockType type : values()) {
+			if (type.mode.equals(mode) && type.limited == limited) {
+				return type;
+			}
+		}
+		if (!limited) {
+			throw new IllegalArgumentException("No lock kind answers mode " + mode);
+		}
+		StringBuilder takers = new StringBuilder();
+		for (LockType type : values()) {
+			if (type.limited) {
+				takers.append((takers.length() > 0) ? ", " : "")
+					.append("mode = ")
+					.append(type.mode)
+					.append(" (a ")
+					.append(type.kind.mode())
+					.append(')');
+			}
+		}
+		throw new IllegalArgumentException(
+				"mode = " + mode + " has one holder at a time; only " + takers + " lets several hold a name at once");
 	}
 
 	LockKind kind() {

@@ -157,7 +157,8 @@ class SemaphoreAnnotationTests {
 	@Test
 	void permitsWithAnotherModeFailStartupNamingTheMethod() {
 		assertStartupFails(FairPermits.class,
-				"@DistributedLock on FairPermits.export(String): permits = 3 with mode = FAIR");
+				"@DistributedLock on FairPermits.export(String): permits = 3, but mode = FAIR has one holder at a time; "
+						+ "only mode = EXCLUSIVE (a semaphore) lets several hold a name at once");
 	}
 
 	private void assertStartupFails(Class<?> service, String message) {

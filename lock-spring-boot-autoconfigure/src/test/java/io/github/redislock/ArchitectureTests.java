@@ -104,8 +104,8 @@ class ArchitectureTests {
 
 	// the façade: see io.github.redislock.internal's package-info
 	private static final List<String> INTERNAL_FACADE = List.of("LockType", "LockSpec", "LockRequest", "ReactiveLocks",
-			"LockInspector", "KindState", "HeldLock", "FencingCounter", "ReadWriteState", "LockNames",
-			"ReplicaAcknowledgement", "DefaultRedisLockClientProvider", "ScriptTexts");
+			"LockInspector", "KindState", "HeldLock", "FencingCounter", "LockNames", "ReplicaAcknowledgement",
+			"DefaultRedisLockClientProvider", "ScriptTexts");
 
 	@Test
 	void theLockCoreKnowsNothingOfAopTheInterceptorOrBoot() {

@@ -15,7 +15,6 @@
  * interceptor runs reactive methods on;</li>
  * <li>{@link io.github.redislock.internal.LockInspector} with
  * {@link io.github.redislock.internal.KindState},
- * {@link io.github.redislock.internal.ReadWriteState},
  * {@link io.github.redislock.internal.HeldLock} and
  * {@link io.github.redislock.internal.FencingCounter}: what the endpoint, the meters and
  * the tests read;</li>

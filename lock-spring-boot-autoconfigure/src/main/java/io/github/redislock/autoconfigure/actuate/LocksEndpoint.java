@@ -11,7 +11,6 @@ import io.github.redislock.internal.FencingCounter;
 import io.github.redislock.internal.HeldLock;
 import io.github.redislock.internal.LockInspector;
 import io.github.redislock.internal.KindState;
-import io.github.redislock.internal.ReadWriteState;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -92,12 +91,9 @@ public class LocksEndpoint {
 		// the name's own lock (the registry's first kind, whose key is the name's) gives
 		// the key, token and lease at the top; its holders are every kind's
 		KindState own = states.get(0);
-		Map<String, KindState> sections = new HashMap<>();
-		states.stream().filter(KindState::active).forEach((state) -> sections.putIfAbsent(state.mode(), state));
 		return new LockDescriptor(lockName, own.key(), states.stream().anyMatch(KindState::locked),
 				holders(inspector, everyHolder(states)), own.keptForNobody(), own.fencingToken(), lease(own), heldHere,
-				inspector.waitingByLock().getOrDefault(lockName, 0), readWrite(inspector, sections.get("readWrite")),
-				fair(inspector, sections.get("fair")),
+				inspector.waitingByLock().getOrDefault(lockName, 0),
 				states.stream().filter(KindState::active).map((state) -> KindDescriptor.of(inspector, state)).toList(),
 				FencingCounterDescriptor.of(inspector.fencingCounter(lockName)));
 	}
@@ -108,29 +104,6 @@ public class LocksEndpoint {
 		Map<String, Integer> holders = new LinkedHashMap<>();
 		states.forEach((state) -> state.holders().forEach((owner, holds) -> holders.merge(owner, holds, Integer::sum)));
 		return holders;
-	}
-
-	// The readWrite and fair fields keep the answer's shape from before kinds were shown
-	// alike in kinds: each is the active kind whose mode is the field's name, if any.
-	private static @Nullable ReadWriteDescriptor readWrite(LockInspector inspector, @Nullable KindState kind) {
-		if (kind == null || !kind.active()) {
-			return null;
-		}
-		ReadWriteState state = ReadWriteState.of(kind.key(), kind);
-		List<HolderDescriptor> readers = holders(inspector, state.readers());
-		HolderDescriptor writer = (state.writer() != null)
-				? new HolderDescriptor(state.writer(), state.writeHolds(), inspector.isOwnedHere(state.writer()))
-				: null;
-		return new ReadWriteDescriptor(state.key(), readers, writer, state.readToken(), state.writeToken(),
-				state.waitingWriters(), lease(kind));
-	}
-
-	private static @Nullable FairDescriptor fair(LockInspector inspector, @Nullable KindState kind) {
-		if (kind == null || !kind.active()) {
-			return null;
-		}
-		return new FairDescriptor(kind.key(), holders(inspector, kind.holders()), kind.keptForNobody(),
-				kind.fencingToken(), kind.waiting(), lease(kind));
 	}
 
 	// what is left of a lock's lease, none when it is free
@@ -189,10 +162,6 @@ public class LocksEndpoint {
 	 * @param heldHere what this instance's threads hold of it, of every kind, each with
 	 * what is left of its lease as its kind reads it
 	 * @param waitingHere how many of this instance's threads wait for it, of every kind
-	 * @param readWrite the read/write lock of the name, or {@code null} when nobody
-	 * reads, writes or waits to write
-	 * @param fair the fair lock of the name, or {@code null} when it is free and nobody
-	 * waits
 	 * @param kinds every kind's lock of the name that is taken or waited for, each read
 	 * by its kind and shown alike (exclusive, read/write, fair, and any kind added later)
 	 * @param fencingCounter the counter the name's next token comes from, and how far it
@@ -200,55 +169,8 @@ public class LocksEndpoint {
 	 */
 	public record LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
 			boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs,
-			List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
-			@Nullable FairDescriptor fair, List<KindDescriptor> kinds,
+			List<HeldLockDescriptor> heldHere, int waitingHere, List<KindDescriptor> kinds,
 			@Nullable FencingCounterDescriptor fencingCounter) {
-
-		/**
-		 * Creates a descriptor without the {@code fencingCounter}, as before it was
-		 * shown.
-		 * @param name the lock's name
-		 * @param key its Redis key
-		 * @param locked whether a lock of the name is taken
-		 * @param holders who holds its exclusive lock
-		 * @param keptForNobody whether its exclusive lock is kept for nobody
-		 * @param fencingToken the exclusive lock's fencing token
-		 * @param remainingLeaseMs what is left of the exclusive lock's lease
-		 * @param heldHere what this instance's threads hold of it
-		 * @param waitingHere how many of this instance's threads wait for it
-		 * @param readWrite the read/write lock of the name
-		 * @param fair the fair lock of the name
-		 * @param kinds every kind's lock of the name that is taken or waited for
-		 */
-		public LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
-				boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs,
-				List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
-				@Nullable FairDescriptor fair, List<KindDescriptor> kinds) {
-			this(name, key, locked, holders, keptForNobody, fencingToken, remainingLeaseMs, heldHere, waitingHere,
-					readWrite, fair, kinds, null);
-		}
-
-		/**
-		 * Creates a descriptor without the {@code kinds}, as before they were shown.
-		 * @param name the lock's name
-		 * @param key its Redis key
-		 * @param locked whether a lock of the name is taken
-		 * @param holders who holds its exclusive lock
-		 * @param keptForNobody whether its exclusive lock is kept for nobody
-		 * @param fencingToken the exclusive lock's fencing token
-		 * @param remainingLeaseMs what is left of the exclusive lock's lease
-		 * @param heldHere what this instance's threads hold of it
-		 * @param waitingHere how many of this instance's threads wait for it
-		 * @param readWrite the read/write lock of the name
-		 * @param fair the fair lock of the name
-		 */
-		public LockDescriptor(String name, String key, boolean locked, List<HolderDescriptor> holders,
-				boolean keptForNobody, @Nullable Long fencingToken, @Nullable Long remainingLeaseMs,
-				List<HeldLockDescriptor> heldHere, int waitingHere, @Nullable ReadWriteDescriptor readWrite,
-				@Nullable FairDescriptor fair) {
-			this(name, key, locked, holders, keptForNobody, fencingToken, remainingLeaseMs, heldHere, waitingHere,
-					readWrite, fair, List.of(), null);
-		}
 
 	}
 
@@ -256,7 +178,8 @@ public class LocksEndpoint {
 	 * One kind's lock of a name as Redis has it, read by its kind: the same view for
 	 * every kind.
 	 *
-	 * @param mode the kind: {@code exclusive}, {@code readWrite} or {@code fair}
+	 * @param mode the kind: {@code exclusive}, {@code readWrite}, {@code fair} or
+	 * {@code semaphore}
 	 * @param key its hash's Redis key
 	 * @param locked whether it is taken: held, or kept for nobody
 	 * @param holders who holds it, on any instance
@@ -267,8 +190,10 @@ public class LocksEndpoint {
 	 * {@code null} when free, -1 when its key has no expiry
 	 * @param waiting waiters Redis knows of, on any instance (a fair lock's queue, the
 	 * writers waiting); 0 for a kind whose waiters leave no mark
-	 * @param details what only this kind has (a read/write lock's readers, writer and
-	 * their tokens)
+	 * @param details what only this kind has (a read/write lock's {@code readers} by
+	 * owner, {@code writer}, {@code writeHolds}, {@code readToken} and
+	 * {@code writeToken}; a semaphore's {@code taken} permits and {@code leases} by
+	 * owner)
 	 * @since 0.1.0
 	 */
 	public record KindDescriptor(String mode, String key, boolean locked, List<HolderDescriptor> holders,
@@ -306,36 +231,6 @@ public class LocksEndpoint {
 			return new FencingCounterDescriptor(counter.key(), counter.value(), counter.leadMicros());
 		}
 
-	}
-
-	/**
-	 * The read/write lock of a name, as Redis has it.
-	 *
-	 * @param key its hash's Redis key
-	 * @param readers who reads, on any instance
-	 * @param writer who writes, or {@code null}
-	 * @param readToken the read phase's fencing token, {@code null} when nobody reads
-	 * @param writeToken the writer's fencing token, {@code null} without a writer
-	 * @param waitingWriters writers waiting, which keep new readers out
-	 * @param remainingLeaseMs what is left of the longest lease, {@code null} when free
-	 */
-	public record ReadWriteDescriptor(String key, List<HolderDescriptor> readers, @Nullable HolderDescriptor writer,
-			@Nullable Long readToken, @Nullable Long writeToken, long waitingWriters, @Nullable Long remainingLeaseMs) {
-	}
-
-	/**
-	 * The fair lock of a name, as Redis has it.
-	 *
-	 * @param key its hash's Redis key
-	 * @param holders who holds it
-	 * @param keptForNobody whether it stays taken, with no holder, until the minimum of a
-	 * {@code holdAtLeast} release has passed
-	 * @param fencingToken the holder's fencing token, {@code null} when free
-	 * @param queueLength waiters in its queue, on any instance
-	 * @param remainingLeaseMs what is left of the lease, {@code null} when free
-	 */
-	public record FairDescriptor(String key, List<HolderDescriptor> holders, boolean keptForNobody,
-			@Nullable Long fencingToken, long queueLength, @Nullable Long remainingLeaseMs) {
 	}
 
 	/**

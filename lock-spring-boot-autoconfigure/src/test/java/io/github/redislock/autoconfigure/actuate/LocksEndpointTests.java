@@ -309,17 +309,19 @@ class LocksEndpointTests {
 			assertThat(kept.keptForNobody()).isTrue();
 			assertThat(kept.holders()).isEmpty();
 			assertThat(kept.remainingLeaseMs()).isBetween(1L, 20_000L);
-			assertThat(kept.fair()).isNotNull().satisfies((keptFair) -> {
-				assertThat(keptFair.keptForNobody()).isTrue();
-				assertThat(keptFair.holders()).isEmpty();
-				assertThat(keptFair.remainingLeaseMs()).isBetween(1L, 20_000L);
-			});
+			assertThat(kept.kinds()).filteredOn((kind) -> kind.mode().equals("fair"))
+				.singleElement()
+				.satisfies((keptFair) -> {
+					assertThat(keptFair.keptForNobody()).isTrue();
+					assertThat(keptFair.holders()).isEmpty();
+					assertThat(keptFair.remainingLeaseMs()).isBetween(1L, 20_000L);
+				});
 			exclusive.forceUnlock();
 			fair.forceUnlock();
 			LockDescriptor free = endpoint.lock(new String[] { "report:3" });
 			assertThat(free.locked()).isFalse();
 			assertThat(free.keptForNobody()).isFalse();
-			assertThat(free.fair()).isNull();
+			assertThat(free.kinds()).isEmpty();
 		});
 	}
 
@@ -377,18 +379,20 @@ class LocksEndpointTests {
 						.extracting(HolderDescriptor::thisInstance)
 						.containsExactlyInAnyOrder(true, false);
 					assertThat(lock.kinds()).extracting(KindDescriptor::mode).containsExactly("readWrite", "fair");
-					assertThat(lock.readWrite()).isNotNull().satisfies((readWrite) -> {
+					assertThat(lock.kinds().get(0)).satisfies((readWrite) -> {
 						assertThat(readWrite.key()).isEqualTo("lock:{stock:1}:rw");
-						assertThat(readWrite.readers()).singleElement()
+						assertThat(readWrite.holders()).singleElement()
 							.satisfies((reader) -> assertThat(reader.thisInstance()).isTrue());
-						assertThat(readWrite.writer()).isNull();
-						assertThat(readWrite.waitingWriters()).isOne();
-						assertThat(readWrite.readToken()).isPositive();
+						assertThat(readWrite.details()).containsKey("readers")
+							.doesNotContainKey("writer")
+							.containsEntry("writeHolds", 0);
+						assertThat(readWrite.waiting()).as("writers waiting").isOne();
+						assertThat(readWrite.fencingToken()).as("the read phase's").isPositive();
 					});
-					assertThat(lock.fair()).isNotNull().satisfies((fair) -> {
+					assertThat(lock.kinds().get(1)).satisfies((fair) -> {
 						assertThat(fair.holders()).singleElement()
 							.satisfies((holder) -> assertThat(holder.thisInstance()).isFalse());
-						assertThat(fair.queueLength()).isOne();
+						assertThat(fair.waiting()).as("its queue").isOne();
 					});
 					assertThat(lock.heldHere()).extracting(HeldLockDescriptor::mode).containsExactly("read");
 				});

@@ -19,11 +19,12 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@link LockHandle#leaseLost()} and {@link RedisLock#leaseLost()} against a real Redis:
  * they complete when a renewal finds the lock gone, and, with Redis stalled (SIGSTOP),
- * before the lease could end; never after a release.
+ * before the lease could end; never after a release. The lease is lost as
+ * {@link LeaseLossHarness} loses it.
  */
 class LeaseLostTests {
 
-	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+	private static final Duration TIMEOUT = LeaseLossHarness.TIMEOUT;
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -31,10 +32,12 @@ class LeaseLostTests {
 	@RegisterExtension
 	final LockTestClients clients = new LockTestClients(redis);
 
+	@RegisterExtension
+	final LeaseLossHarness harness = new LeaseLossHarness(redis);
+
 	@Test
 	void aHandlesLossIsToldWhenARenewalFindsTheLockGone() {
 		RedisLockClient client = this.clients.newClient(Duration.ofSeconds(3));
-		StringRedisTemplate redisTemplate = this.clients.newTemplate();
 		LockHandle handle = client.acquire(LockTestClients.uniqueName(), Duration.ofSeconds(5), null);
 		AtomicLong toldAt = new AtomicLong();
 		CompletableFuture<LeaseLostEvent> lost = handle.leaseLost().thenApply((event) -> {
@@ -43,7 +46,7 @@ class LeaseLostTests {
 		}).toCompletableFuture();
 		assertThat(lost).isNotDone();
 		long deletedAt = System.nanoTime();
-		assertThat(redisTemplate.delete("lock:{" + handle.name() + "}")).isTrue();
+		this.harness.takeAway(handle.name());
 		assertThat(lost).succeedsWithin(TIMEOUT).satisfies((event) -> {
 			assertThat(event.lockName()).isEqualTo(handle.name());
 			assertThat(event.detectedBy()).isEqualTo(LeaseLostEvent.DetectedBy.WATCHDOG);
@@ -67,7 +70,7 @@ class LeaseLostTests {
 		lost.complete(null);
 		assertThat(lock.leaseLost()).isNotCompleted();
 		CompletableFuture<LeaseLostEvent> watched = lock.leaseLost().toCompletableFuture();
-		assertThat(client.getLock(lock.getName()).forceUnlock()).isTrue();
+		this.harness.takeAway(lock.getName());
 		assertThat(watched).succeedsWithin(TIMEOUT)
 			.satisfies((event) -> assertThat(event.threadName()).isEqualTo(Thread.currentThread().getName()));
 		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(lock::unlock);
@@ -81,14 +84,14 @@ class LeaseLostTests {
 		handle.release();
 		// the next holder's lock deleted: nothing of the released handle's is lost
 		LockHandle next = client.acquire(handle.name(), Duration.ofSeconds(5), null);
-		assertThat(client.getLock(handle.name()).forceUnlock()).isTrue();
+		this.harness.takeAway(handle.name());
 		assertThat(next.leaseLost()).succeedsWithin(TIMEOUT);
 		// renewals ran past three of the old lease's ends
 		await().during(Duration.ofMillis(2700)).atMost(TIMEOUT).until(() -> !lost.isDone());
 	}
 
 	@Test
-	void withRedisStalledTheLossIsToldBeforeTheLeaseCouldEnd() {
+	void withRedisStalledTheLossIsToldBeforeTheLeaseCouldEnd() throws Exception {
 		Duration watchdog = Duration.ofSeconds(6);
 		RedisLockClient client = this.clients.newClient(watchdog);
 		StringRedisTemplate redisTemplate = this.clients.newTemplate();
@@ -104,14 +107,8 @@ class LeaseLostTests {
 		assertThat(remaining).isPositive();
 		// with nothing renewing it while Redis stands still, this is when the lease ends
 		long leaseEnds = readAt + remaining * 1_000_000;
-		redis.server().pause();
-		try {
-			assertThat(lost).succeedsWithin(TIMEOUT)
-				.satisfies((event) -> assertThat(event.detectedBy()).isEqualTo(LeaseLostEvent.DetectedBy.CLIENT_CLOCK));
-		}
-		finally {
-			redis.server().resume();
-		}
+		this.harness.withRedisStalled(() -> assertThat(lost).succeedsWithin(TIMEOUT)
+			.satisfies((event) -> assertThat(event.detectedBy()).isEqualTo(LeaseLostEvent.DetectedBy.CLIENT_CLOCK)));
 		long ahead = (leaseEnds - toldAt.get()) / 1_000_000;
 		System.out.printf("leaseLost() told %d ms before the stalled lease could end (watchdog 6 s)%n", ahead);
 		assertThat(ahead).as("ms between the loss told and the lease's end").isPositive();

@@ -1,7 +1,9 @@
 package io.github.redislock.internal;
 
-import java.util.concurrent.Semaphore;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import org.apache.commons.logging.Log;
@@ -151,8 +153,27 @@ final class LockAcquirer {
 
 	/**
 	 * A thread asleep in a wait queue until woken, passed the lock, or its time is up.
+	 *
+	 * <p>
+	 * It parks on a count of wake-ups of its own rather than on a
+	 * {@link java.util.concurrent.Semaphore}: the same semantics, but every step (a
+	 * wake-up counted, the thread unparked, its interrupt seen) is a step of its own that
+	 * a model checker schedules, where it takes a JDK semaphore for one step and never
+	 * tries a wake-up and an interrupt that both come while the thread is parked. Nothing
+	 * is allocated per sleep.
 	 */
 	private static final class SleepingThread implements WaitQueue.Waiter {
+
+		private static final VarHandle WAKE_UPS;
+
+		static {
+			try {
+				WAKE_UPS = MethodHandles.lookup().findVarHandle(SleepingThread.class, "wakeUps", int.class);
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new ExceptionInInitializerError(ex);
+			}
+		}
 
 		private final WaitQueue queue;
 
@@ -161,7 +182,11 @@ final class LockAcquirer {
 		// whether the lock may be passed to it (it waits with a watchdog lease)
 		private final boolean passable;
 
-		private final Semaphore woken = new Semaphore(0);
+		// the thread that sleeps: the one that waits for the lock
+		private final Thread thread = Thread.currentThread();
+
+		// wake-ups and passes delivered and not yet taken
+		private volatile int wakeUps;
 
 		@Nullable private volatile Hold passed;
 
@@ -181,7 +206,8 @@ final class LockAcquirer {
 
 		@Override
 		public void wake() {
-			this.woken.release();
+			WAKE_UPS.getAndAdd(this, 1);
+			LockSupport.unpark(this.thread);
 		}
 
 		@Override
@@ -192,7 +218,7 @@ final class LockAcquirer {
 		@Override
 		public void pass(Hold hold) {
 			this.passed = hold;
-			this.woken.release();
+			wake();
 		}
 
 		@Nullable Hold passed() {
@@ -201,18 +227,18 @@ final class LockAcquirer {
 
 		void sleep(long nanos) throws InterruptedException {
 			// a wake-up that raced the end of the last sleep: spent by the attempt since
-			this.woken.drainPermits();
+			WAKE_UPS.getAndSet(this, 0);
 			this.queue.sleep(this, this.messagesBefore);
 			boolean wokenUp = false;
 			try {
-				wokenUp = this.woken.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+				wokenUp = awaitWakeUp(nanos);
 			}
 			catch (InterruptedException ex) {
 				if (!this.queue.remove(this)) {
 					// chosen by a release: a wake-up or the lock itself is on its way (a
 					// pass takes at most one command), and the lock wins over the
 					// interrupt
-					this.woken.acquireUninterruptibly();
+					awaitWakeUpUninterruptibly();
 					if (this.passed != null) {
 						Thread.currentThread().interrupt();
 						return;
@@ -224,7 +250,68 @@ final class LockAcquirer {
 			}
 			if (!wokenUp && !this.queue.remove(this)) {
 				// timed out just as it was chosen: wait for what it was chosen for
-				this.woken.acquireUninterruptibly();
+				awaitWakeUpUninterruptibly();
+			}
+		}
+
+		/**
+		 * Takes a wake-up, waiting for one at most so long; as
+		 * {@link java.util.concurrent.Semaphore#tryAcquire(long, TimeUnit)}, an interrupt
+		 * (before or while it parks) ends the wait, also with a wake-up there: the caller
+		 * then finds whether one is on its way, and hands it on.
+		 * @return whether it took one; {@code false} when its time is up
+		 */
+		private boolean awaitWakeUp(long nanos) throws InterruptedException {
+			long deadline = System.nanoTime() + nanos;
+			for (;;) {
+				int wakeUps = this.wakeUps;
+				// looked at after the count: a wake-up and an interrupt that both came
+				// while it was parked end its wait as the interrupt
+				if (Thread.interrupted()) {
+					throw new InterruptedException();
+				}
+				if (wakeUps > 0) {
+					if (WAKE_UPS.compareAndSet(this, wakeUps, wakeUps - 1)) {
+						return true;
+					}
+					// another wake-up came meanwhile
+					continue;
+				}
+				long left = deadline - System.nanoTime();
+				if (left <= 0) {
+					return false;
+				}
+				// returns when unparked, interrupted, at the deadline or for no reason
+				LockSupport.parkNanos(this, left);
+			}
+		}
+
+		/**
+		 * Takes a wake-up, waiting for one however long it takes; an interrupt meanwhile
+		 * is kept as the thread's interrupt status.
+		 */
+		private void awaitWakeUpUninterruptibly() {
+			boolean interrupted = false;
+			while (!takeWakeUp()) {
+				LockSupport.park(this);
+				if (Thread.interrupted()) {
+					interrupted = true;
+				}
+			}
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+		private boolean takeWakeUp() {
+			for (;;) {
+				int wakeUps = this.wakeUps;
+				if (wakeUps == 0) {
+					return false;
+				}
+				if (WAKE_UPS.compareAndSet(this, wakeUps, wakeUps - 1)) {
+					return true;
+				}
 			}
 		}
 

@@ -26,7 +26,9 @@ import static io.github.redislock.internal.LincheckRuns.call;
  * releases, interrupts, and another client taking and releasing the lock. Redis is
  * {@link InMemoryRedis}, which confirms a subscription as it is sent. The threads park
  * for real: Lincheck's model checker schedules their parking, unparking and interrupts as
- * it schedules the rest.
+ * it schedules the rest (a sleeping waiter parks on a wake-up count of its own, so a
+ * wake-up and an interrupt that both reach it while it is parked are one of the
+ * interleavings).
  *
  * <p>
  * The model checker's clock stands still ({@link System#nanoTime()} answers the same
@@ -75,6 +77,11 @@ class LockAcquirerLincheckTests {
 	}
 
 	@Test
+	void aWaiterInterruptedAsItIsWokenHandsTheWakeUpOn() {
+		check(wokenThenInterrupted());
+	}
+
+	@Test
 	void aWaiterWhoseTimeIsUpLeavesNoMarkAsTheLockIsReleased() {
 		check(timeUpAgainstRelease());
 	}
@@ -96,6 +103,18 @@ class LockAcquirerLincheckTests {
 		List<List<Actor>> parallel = List.of(List.of(call(type, "lockAndUnlock", 1)),
 				List.of(call(type, "lockUninterruptiblyAndUnlock", 2)), List.of(call(type, "untilAsleep", 2),
 						call(type, "anotherClientReleasesAsItsFirstWaiterIsInterrupted"), call(type, "interrupt", 2)));
+		return LincheckRuns.scenario(type, List.of(call(type, "anotherClientTakes")), parallel, List.of());
+	}
+
+	// two waiters asleep while another client holds the lock, both interruptible: it
+	// releases it, which wakes the one asleep longest, and that one is interrupted before
+	// its park returns (or as it returns). Nothing else ends the other's sleep: only the
+	// wake-up the interrupted one hands on lets it take the lock.
+	private static ExecutionScenario wokenThenInterrupted() {
+		Class<WithAnotherClient> type = WithAnotherClient.class;
+		List<List<Actor>> parallel = List.of(List.of(call(type, "lockAndUnlock", 1)),
+				List.of(call(type, "lockAndUnlock", 2)), List.of(call(type, "untilAsleep", 2),
+						call(type, "anotherClientReleasesAsItsFirstWaiterIsInterrupted")));
 		return LincheckRuns.scenario(type, List.of(call(type, "anotherClientTakes")), parallel, List.of());
 	}
 

@@ -55,10 +55,19 @@ final class LocalPasses {
 			return false;
 		}
 		LocalRun run = hold.run();
+		boolean oneOfMany = hold.keys().kind() instanceof LockKind.PassesOneOfMany;
+		if (oneOfMany && !(mayAskRedis && run.mayPassAgain(this.maxLocalPasses)
+				&& run.confirmedLately(hold.lease().millis()))) {
+			// its place goes back to Redis, announced to every client's waiters
+			return false;
+		}
 		WaitQueue.Waiter next = queue.takeForPass(hold);
 		Owner to = (next != null) ? next.passableOwner() : null;
 		if (next == null || to == null) {
 			return false;
+		}
+		if (oneOfMany) {
+			return passPlace(hold, queue, next, to);
 		}
 		long leaseMillis = hold.lease().millis();
 		boolean local = run.canPassLocally(leaseMillis);
@@ -119,14 +128,49 @@ final class LocalPasses {
 					this.commands.continueRunAhead(hold.keys(), run.redisOwner(), this.maxLocalPasses, hold.lease()),
 					System.nanoTime());
 		}
-		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, run);
+		handOver(hold, next, to, token);
+		return true;
+	}
+
+	/**
+	 * Passes one holder's place of a kind held by many (see
+	 * {@link LockKind.PassesOneOfMany}) to the waiter: one script, which checks the place
+	 * still held and gives the next fencing token. A place found lost ends as a release
+	 * that finds it lost; no answer leaves the release to the settlements. The waiter
+	 * then asks Redis.
+	 */
+	private boolean passPlace(Hold hold, WaitQueue queue, WaitQueue.Waiter next, Owner to) {
+		LockReply reply = null;
+		RuntimeException failure = null;
+		try {
+			reply = this.commands.continueRun(hold.keys(), hold.redisOwner(), 1, hold.lease());
+		}
+		catch (RuntimeException ex) {
+			failure = ex;
+		}
+		if (!(reply instanceof LockReply.Granted granted)) {
+			queue.passFailed();
+			next.wake();
+			if (failure != null) {
+				throw this.releases.failed(hold, failure);
+			}
+			Assert.state(reply != null, "No reply");
+			this.releases.released(hold, reply);
+			return true;
+		}
+		hold.run().passedWith(granted.fencingToken());
+		handOver(hold, next, to, granted.fencingToken());
+		return true;
+	}
+
+	private void handOver(Hold hold, WaitQueue.Waiter next, Owner to, long token) {
+		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, hold.run());
 		this.holds.passed(hold, passed);
 		hold.ended(null);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Passed lock '" + hold.keys().name() + "' to " + to.describe() + " (token " + token + ")");
 		}
 		next.pass(passed);
-		return true;
 	}
 
 	/** How the engine ends a hold that a pass released in Redis instead. */

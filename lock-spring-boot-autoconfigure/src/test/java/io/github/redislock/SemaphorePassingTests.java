@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import io.github.redislock.testsupport.RedisServerExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.github.redislock.testsupport.WorkerJvm;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -73,6 +75,40 @@ class SemaphorePassingTests {
 		assertThat(members(name)).isEmpty();
 		assertThat(semaphore.availablePermits()).isOne();
 		LockTestClients.assertNothingLeftBehind(recorded.client());
+	}
+
+	@Test
+	void aPassedPermitIsReportedWithItsCurrentHolderHereAndItsFirstHolderInRedis() throws Exception {
+		String name = LockTestClients.uniqueName();
+		MeterRegistry meters = new SimpleMeterRegistry();
+		RedisLockClient client = this.clients
+			.newClient((builder) -> builder.maxLocalPasses(PASSES).meterRegistry(meters));
+		RedisSemaphore semaphore = client.getSemaphore(name, 1);
+		LockHandle first = semaphore.acquire(Duration.ofSeconds(10), null);
+		String member = members(name).get(0);
+		CompletableFuture<LockHandle> second = semaphore.acquireAsync(Duration.ofSeconds(10), null);
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		first.release();
+		LockHandle passed = second.get(5, TimeUnit.SECONDS);
+		// this client's holds name the handle holding it now, with its own token; Redis
+		// (and so the endpoint's holders) the member that took it from Redis
+		assertThat(LockTestClients.inspector(client).heldLocks()).singleElement().satisfies((held) -> {
+			assertThat(held.fencingToken()).isEqualTo(passed.fencingToken());
+			assertThat(held.owner()).isNotEqualTo(member);
+			assertThat(held.mode()).isEqualTo("semaphore");
+		});
+		assertThat(members(name)).containsExactly(member);
+		passed.release();
+		// two holds, each acquired and held once
+		assertThat(meters.get("redis.lock.acquire")
+			.tags("name", name, "mode", "semaphore", "outcome", "acquired")
+			.timer()
+			.count()).isEqualTo(2);
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(
+					meters.get("redis.lock.hold").tags("name", name, "mode", "semaphore").timer().count())
+				.isEqualTo(2));
+		LockTestClients.assertNothingLeftBehind(client);
 	}
 
 	@Test

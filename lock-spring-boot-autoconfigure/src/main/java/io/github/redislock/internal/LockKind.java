@@ -54,7 +54,8 @@ interface LockKind {
 	 * @param othersOnly whether this client wakes its own waiters itself, so that the
 	 * release needs telling only when another client's waiter waits; only ever true for a
 	 * kind that {@link PassesLocally} (its holds are the ones a wait queue tracks), so
-	 * the others tell always and may ignore it
+	 * the others tell always and may ignore it; so does a {@link PassesOneOfMany} kind,
+	 * whose holds wake nobody here when they end (the release message does)
 	 * @param publish how the release is announced
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */

@@ -114,7 +114,8 @@ class SemaphorePassingTests {
 	@Test
 	void aRunOfPassesEndsAfterMaxLocalPassesAndGivesThePermitBackToRedis() throws Exception {
 		String name = LockTestClients.uniqueName();
-		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(2));
+		RedisLockClient client = this.clients
+			.newClient((builder) -> builder.maxLocalPasses(2).commandTimeout(TestTimeouts.COMMAND_TIMEOUT));
 		RedisSemaphore semaphore = client.getSemaphore(name, 1);
 		LockHandle holder = semaphore.acquire(Duration.ofSeconds(10), null);
 		String member = members(name).get(0);
@@ -140,7 +141,8 @@ class SemaphorePassingTests {
 	@Test
 	void anotherClientsWaiterGetsAPermitWhileThreadsOfOneClientKeepPassingThem() throws Exception {
 		String name = LockTestClients.uniqueName();
-		RedisLockClient busy = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLockClient busy = this.clients
+			.newClient((builder) -> builder.maxLocalPasses(PASSES).commandTimeout(TestTimeouts.COMMAND_TIMEOUT));
 		RedisSemaphore busySemaphore = busy.getSemaphore(name, 2);
 		AtomicBoolean stop = new AtomicBoolean();
 		AtomicInteger acquisitions = new AtomicInteger();
@@ -157,7 +159,8 @@ class SemaphorePassingTests {
 		}
 		try {
 			await().atMost(Duration.ofSeconds(30)).until(() -> acquisitions.get() > 50);
-			RedisLockClient other = this.clients.newClient();
+			RedisLockClient other = this.clients
+				.newClient((builder) -> builder.commandTimeout(TestTimeouts.COMMAND_TIMEOUT));
 			long start = System.nanoTime();
 			LockHandle permit = other.getSemaphore(name, 2).acquire(Duration.ofSeconds(20), null);
 			logger.info("Another client's waiter got a permit after "
@@ -244,11 +247,11 @@ class SemaphorePassingTests {
 		assertThat(most.get()).as("holders at once").isEqualTo(2);
 		long scripts = recorded.commands().stream().filter("EVALSHA"::equals).count();
 		logger.info("300 acquisitions of 2 permits by 6 threads of one client: " + scripts + " scripts");
-		// Without passing each acquisition is an acquire and a release script, and most
-		// a failed attempt too. With it, a pass is one script, and every PASSES passes
-		// the
-		// permit goes back to Redis (a release, an acquisition, perhaps a failed one).
-		assertThat(scripts).as("scripts for 300 acquisitions").isLessThan(500);
+		// Without passing each acquisition is an acquire and a release script at least
+		// (600), and most a failed attempt too. With it, a pass is one script, and every
+		// PASSES passes the permit goes back to Redis (a release, an acquisition, perhaps
+		// failed attempts, more of them on a busy machine): about 400.
+		assertThat(scripts).as("scripts for 300 acquisitions").isLessThan(600);
 		LockTestClients.assertNothingLeftBehind(recorded.client());
 		assertThat(members(name)).isEmpty();
 	}
@@ -256,7 +259,8 @@ class SemaphorePassingTests {
 	@Test
 	void passesRacingWaitersWhoseTimeEndsLeaveNoPermitBehind() throws Exception {
 		String name = LockTestClients.uniqueName();
-		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLockClient client = this.clients
+			.newClient((builder) -> builder.maxLocalPasses(PASSES).commandTimeout(TestTimeouts.COMMAND_TIMEOUT));
 		RedisSemaphore semaphore = client.getSemaphore(name, 1);
 		AtomicInteger acquired = new AtomicInteger();
 		AtomicInteger gaveUp = new AtomicInteger();
@@ -315,7 +319,8 @@ class SemaphorePassingTests {
 	@Test
 	void aPassedPermitReleasedWithHoldAtLeastIsKeptForNobodyAndNotPassed() throws Exception {
 		String name = LockTestClients.uniqueName();
-		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLockClient client = this.clients
+			.newClient((builder) -> builder.maxLocalPasses(PASSES).commandTimeout(TestTimeouts.COMMAND_TIMEOUT));
 		RedisSemaphore semaphore = client.getSemaphore(name, 1);
 		LockHandle first = semaphore.acquire(Duration.ofSeconds(10), null);
 		CompletableFuture<LockHandle> second = semaphore.acquireAsync(Duration.ofSeconds(10), null);

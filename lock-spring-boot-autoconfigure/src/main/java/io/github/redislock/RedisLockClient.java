@@ -488,8 +488,11 @@ public interface RedisLockClient extends AutoCloseable {
 		 * increase with every holder, passes included (they are reserved in blocks of
 		 * this size, so they increase by more than one). Only locks with a watchdog lease
 		 * pass; a lock with a fixed lease, or released with {@code holdAtLeast}, is freed
-		 * in Redis. 0 turns passing off: every release frees the lock in Redis, and every
-		 * waiter competes there.
+		 * in Redis. A semaphore permit passes too, with one short script per pass for its
+		 * fencing token (other clients' holders take theirs meanwhile), and, since other
+		 * clients' waiters leave it no mark, it goes back to Redis after this many passes
+		 * in a row whoever waits. 0 turns passing off: every release frees the lock in
+		 * Redis, and every waiter competes there.
 		 * @param maxLocalPasses at least 0, at most {@link #MAX_LOCAL_PASSES_LIMIT} (64)
 		 * @since 0.1.0
 		 */

@@ -69,9 +69,11 @@ public class RedisLockProperties {
 	/**
 	 * How many times in a row a lock may pass from one thread of this application to
 	 * another waiting for it without being freed in Redis, while other applications'
-	 * threads wait for it too. Passing goes on while nobody else waits. 0 frees every
-	 * lock in Redis at its release. At most 64: each grant reserves this many fencing
-	 * tokens, which must not outrun the Redis server's clock.
+	 * threads wait for it too. Passing goes on while nobody else waits; a semaphore
+	 * permit, whose other waiters Redis cannot see, goes back to Redis after this many
+	 * passes in a row. 0 frees every lock and permit in Redis at its release. At most 64:
+	 * each grant reserves this many fencing tokens, which must not outrun the Redis
+	 * server's clock.
 	 */
 	private int maxLocalPasses = 8;
 

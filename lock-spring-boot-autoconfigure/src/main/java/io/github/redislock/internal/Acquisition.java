@@ -68,7 +68,9 @@ final class Acquisition {
 	 * on to the other callers of this client waiting in its queue.
 	 */
 	int tokens(@Nullable WaitQueue queue) {
-		return (queue != null && queue.hasOthers()) ? this.passTokens : 1;
+		// a kind held by many asks Redis for every pass's token (see PassesOneOfMany)
+		return (queue != null && queue.hasOthers() && !(this.keys.kind() instanceof LockKind.PassesOneOfMany))
+				? this.passTokens : 1;
 	}
 
 	/**

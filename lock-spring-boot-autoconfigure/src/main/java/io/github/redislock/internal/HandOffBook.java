@@ -1,5 +1,9 @@
 package io.github.redislock.internal;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,11 +14,23 @@ import org.jspecify.annotations.Nullable;
  * {@link WaitQueue}, whose job is waking the waiters, so that each can be read alone.
  *
  * <p>
+ * For a kind several owners hold at once ({@link LockKind.PassesOneOfMany}) it keeps
+ * every hold of this client that may pass its place on instead of one holder: a holder
+ * here then keeps nobody from asking Redis, and a hold that ends wakes nobody (its
+ * release message does, as it wakes the other clients' waiters).
+ *
+ * <p>
  * Guarded by its own monitor. {@link WaitQueue} takes it inside its own where a step must
  * see both waiters and books at once (choosing a waiter to pass to, counting a release
  * message); never the other way round.
  */
 final class HandOffBook {
+
+	// whether several owners hold the lock at once, each passing its own place on
+	private final boolean many;
+
+	// for such a kind: this client's holds that may pass their place on
+	private final Set<Hold> holders = Collections.newSetFromMap(new IdentityHashMap<>());
 
 	// this client's hold on the lock when one of its owners holds it and may pass it on
 	@Nullable private Hold holder;
@@ -30,8 +46,16 @@ final class HandOffBook {
 	// when it last asked Redis to go on passing it
 	private boolean othersWaited;
 
+	HandOffBook(boolean many) {
+		this.many = many;
+	}
+
 	/** Records the hold of this client's owner that holds the lock now. */
 	synchronized void held(Hold hold) {
+		if (this.many) {
+			this.holders.add(hold);
+			return;
+		}
 		this.holder = hold;
 		this.passing = false;
 	}
@@ -41,6 +65,10 @@ final class HandOffBook {
 	 * @return whether it was: then a waiter is to try Redis
 	 */
 	synchronized boolean notHeld(Hold hold) {
+		if (this.many) {
+			this.holders.remove(hold);
+			return false;
+		}
 		if (this.holder != hold) {
 			return false;
 		}
@@ -53,6 +81,9 @@ final class HandOffBook {
 	 * pass it on: then the owner waits for it instead of asking Redis.
 	 */
 	synchronized boolean isHeldHereByOtherThan(Owner owner) {
+		if (this.many) {
+			return false;
+		}
 		if (this.passing) {
 			return true;
 		}
@@ -108,6 +139,9 @@ final class HandOffBook {
 	 * @return whether the pass may go ahead
 	 */
 	synchronized boolean startPass(Hold hold) {
+		if (this.many) {
+			return this.holders.remove(hold);
+		}
 		if (this.holder != hold) {
 			return false;
 		}
@@ -118,6 +152,10 @@ final class HandOffBook {
 
 	/** Undoes {@link #startPass}: the hold keeps the lock, to release it in Redis. */
 	synchronized void notPassed(Hold hold) {
+		if (this.many) {
+			this.holders.add(hold);
+			return;
+		}
 		this.holder = hold;
 		this.passing = false;
 	}

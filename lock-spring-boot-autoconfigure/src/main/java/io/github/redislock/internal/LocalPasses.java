@@ -1,11 +1,15 @@
 package io.github.redislock.internal;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.util.Assert;
+
+import io.github.redislock.RedisLockException;
 
 /**
  * Passes a lock released by one owner of this client to another owner of it that waits,
@@ -46,7 +50,7 @@ final class LocalPasses {
 	 * {@link LocalRun}).
 	 * @param mayAskRedis whether the pass may run a command first, when the run's tokens
 	 * are spent or its lease was confirmed too long ago; if not, the lock is not passed
-	 * then
+	 * then. A kind held by many passes either way: its pass never waits for Redis
 	 * @return whether the hold's release is done: passed, or given up for other clients
 	 */
 	boolean passOn(Hold hold, boolean mayAskRedis) {
@@ -55,10 +59,18 @@ final class LocalPasses {
 			return false;
 		}
 		LocalRun run = hold.run();
+		boolean oneOfMany = hold.keys().kind() instanceof LockKind.PassesOneOfMany;
+		if (oneOfMany && !(run.mayPassAgain(this.maxLocalPasses) && run.confirmedLately(hold.lease().millis()))) {
+			// its place goes back to Redis, announced to every client's waiters
+			return false;
+		}
 		WaitQueue.Waiter next = queue.takeForPass(hold);
 		Owner to = (next != null) ? next.passableOwner() : null;
 		if (next == null || to == null) {
 			return false;
+		}
+		if (oneOfMany) {
+			return passPlace(hold, queue, next, to);
 		}
 		long leaseMillis = hold.lease().millis();
 		boolean local = run.canPassLocally(leaseMillis);
@@ -119,14 +131,64 @@ final class LocalPasses {
 					this.commands.continueRunAhead(hold.keys(), run.redisOwner(), this.maxLocalPasses, hold.lease()),
 					System.nanoTime());
 		}
-		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, run);
+		handOver(hold, next, to, token);
+		return true;
+	}
+
+	/**
+	 * Passes one holder's place of a kind held by many (see
+	 * {@link LockKind.PassesOneOfMany}) to the waiter: one script, which checks the place
+	 * still held and gives the next fencing token, sent without the releasing owner
+	 * waiting for it: the waiter is handed the place where the answer arrives, so that
+	 * the hand-over costs one round trip and one thread woken, not two. The release is
+	 * done for its owner either way. A place found lost is reported as a lease lost (its
+	 * releasing owner cannot be told any more); no answer leaves it to the settlements,
+	 * which give it back. The waiter then asks Redis.
+	 */
+	private boolean passPlace(Hold hold, WaitQueue queue, WaitQueue.Waiter next, Owner to) {
+		CompletableFuture<LockReply> reply;
+		try {
+			reply = this.commands.continueRunAhead(hold.keys(), hold.redisOwner(), 1, hold.lease());
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		reply.whenComplete((answer, failure) -> {
+			if (answer instanceof LockReply.Granted granted) {
+				hold.run().passedWith(granted.fencingToken());
+				handOver(hold, next, to, granted.fencingToken());
+				return;
+			}
+			queue.passFailed();
+			next.wake();
+			try {
+				if (failure != null) {
+					Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+							? failure.getCause() : failure;
+					RuntimeException settled = this.releases.failed(hold, (cause instanceof RuntimeException ex) ? ex
+							: new RedisLockException(String.valueOf(cause.getMessage()), cause));
+					logger.debug("Could not pass lock '" + hold.keys().name() + "'", settled);
+				}
+				else if (answer != null) {
+					this.releases.released(hold, answer);
+				}
+			}
+			catch (RuntimeException lost) {
+				// the loss was reported to the lease-lost listeners; nobody calls here
+				logger.debug("Could not pass lock '" + hold.keys().name() + "'", lost);
+			}
+		});
+		return true;
+	}
+
+	private void handOver(Hold hold, WaitQueue.Waiter next, Owner to, long token) {
+		Hold passed = new Hold(hold.keys(), to, token, hold.lease(), this.observations, hold.run());
 		this.holds.passed(hold, passed);
 		hold.ended(null);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Passed lock '" + hold.keys().name() + "' to " + to.describe() + " (token " + token + ")");
 		}
 		next.pass(passed);
-		return true;
 	}
 
 	/** How the engine ends a hold that a pass released in Redis instead. */

@@ -29,6 +29,9 @@ final class LocalRun {
 
 	private long lastToken;
 
+	// passes so far, for a kind whose runs end after a number of them
+	private int passes;
+
 	// the watchdog writes it too
 	private volatile long confirmedAtNanos;
 
@@ -75,8 +78,32 @@ final class LocalRun {
 	 * that a pass never hands over a lock whose lease may have run out unseen.
 	 */
 	boolean canPassLocally(long leaseMillis) {
-		long sinceConfirmed = System.nanoTime() - this.confirmedAtNanos;
-		return this.nextToken <= this.lastToken && sinceConfirmed < leaseMillis * 500_000L;
+		return this.nextToken <= this.lastToken && confirmedLately(leaseMillis);
+	}
+
+	/**
+	 * Whether Redis confirmed the lock held, and its lease whole, less than half a lease
+	 * ago.
+	 */
+	boolean confirmedLately(long leaseMillis) {
+		return System.nanoTime() - this.confirmedAtNanos < leaseMillis * 500_000L;
+	}
+
+	/**
+	 * Counts one more pass, for a kind whose run ends after {@code maxLocalPasses} of
+	 * them whoever waits ({@link LockKind.PassesOneOfMany}).
+	 * @return whether the run may pass once more: fewer than {@code maxLocalPasses} so
+	 * far
+	 */
+	boolean mayPassAgain(int maxLocalPasses) {
+		return this.passes < maxLocalPasses;
+	}
+
+	/** Records a pass made with a token Redis gave for it (see {@link #mayPassAgain}). */
+	void passedWith(long token) {
+		this.passes++;
+		this.nextToken = token + 1;
+		this.lastToken = token;
 	}
 
 	/** Takes the next reserved token, for the owner the lock is passed to. */

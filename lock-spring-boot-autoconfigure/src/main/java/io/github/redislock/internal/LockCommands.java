@@ -63,7 +63,8 @@ interface LockCommands {
 	/**
 	 * Asks, without waiting, whether this client may go on passing the lock once the
 	 * run's tokens are spent, and if so reserves the next tokens; gives nothing up (see
-	 * {@link LocalRun#askedAhead}).
+	 * {@link LocalRun#askedAhead}). For a kind held by many, each pass's token, asked for
+	 * without the releasing owner waiting (see {@link LocalPasses}).
 	 */
 	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease);
 

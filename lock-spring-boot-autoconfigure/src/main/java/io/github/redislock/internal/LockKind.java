@@ -16,9 +16,10 @@ import org.springframework.data.redis.core.script.RedisScript;
  * names a kind: it asks the kind. {@link LockType} lists the kinds.
  * <p>
  * What only some kinds can do is a capability type a kind implements
- * ({@link PassesLocally}, {@link KeepsForNobody}, {@link WaitsInLine},
- * {@link MarksWaiters}, {@link KeepsWaitersAlive}); a kind without it simply is not one.
- * Every key a kind touches is one of its {@link LockKeys}, in one cluster slot.
+ * ({@link PassesLocally}, {@link PassesOneOfMany}, {@link KeepsForNobody},
+ * {@link WaitsInLine}, {@link MarksWaiters}, {@link KeepsWaitersAlive}); a kind without
+ * it simply is not one. Every key a kind touches is one of its {@link LockKeys}, in one
+ * cluster slot.
  */
 interface LockKind {
 
@@ -53,7 +54,8 @@ interface LockKind {
 	 * @param othersOnly whether this client wakes its own waiters itself, so that the
 	 * release needs telling only when another client's waiter waits; only ever true for a
 	 * kind that {@link PassesLocally} (its holds are the ones a wait queue tracks), so
-	 * the others tell always and may ignore it
+	 * the others tell always and may ignore it; so does a {@link PassesOneOfMany} kind,
+	 * whose holds wake nobody here when they end (the release message does)
 	 * @param publish how the release is announced
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
@@ -184,6 +186,26 @@ interface LockKind {
 	}
 
 	/**
+	 * A kind that {@link PassesLocally passes locally} although several owners hold it at
+	 * once, each in its own place in Redis (a semaphore's permits): a pass hands one
+	 * holder's place to a waiter of this client, and leaves the other holders, of this
+	 * client or another, alone.
+	 * <p>
+	 * The engine treats such a run differently in three ways. Other holders may be
+	 * granted from Redis while the run goes on, so a block of tokens reserved at the
+	 * run's start could fall below a token granted and released since: every pass asks
+	 * Redis for its token ({@link #continueRun} with one token), and the acquisition
+	 * reserves one. Another holder here says nothing about whether a place is free in
+	 * Redis, so owners of this client never wait for a pass instead of asking Redis (they
+	 * {@link WaitsInLine wait in line}). And Redis does not tell the kind whether other
+	 * clients wait, so a run ends, its place freed in Redis and announced to every
+	 * client's waiters, after {@code maxLocalPasses} passes, whoever waits.
+	 */
+	interface PassesOneOfMany extends PassesLocally {
+
+	}
+
+	/**
 	 * A kind whose release may keep the lock taken for nobody for a while
 	 * ({@code holdAtLeast}).
 	 */
@@ -194,11 +216,12 @@ interface LockKind {
 	/**
 	 * A kind whose callers of one client wait in line: a caller that has not asked Redis
 	 * yet waits behind the client's callers already waiting (see
-	 * {@link WaitQueue#inLineNanos()}). For a kind that lets several hold at once and
-	 * passes nothing within the client (a semaphore): each release wakes one waiter of
-	 * the client, and a caller that asked at once, typically the thread that just
-	 * released and comes back, would take the permit that waiter was woken for, leaving
-	 * it an attempt in vain (and, when it happens again and again, no turn at all).
+	 * {@link WaitQueue#inLineNanos()}). For a kind that lets several hold at once (a
+	 * semaphore): each release that frees a place in Redis wakes one waiter of the
+	 * client, and a caller that asked at once, typically the thread that just released
+	 * and comes back, would take the permit that waiter was woken for, leaving it an
+	 * attempt in vain (and, when it happens again and again, no turn at all); a release
+	 * that passes its place on hands it to the waiter in line first.
 	 */
 	interface WaitsInLine extends LockKind {
 

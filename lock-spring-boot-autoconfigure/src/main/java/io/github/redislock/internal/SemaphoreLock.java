@@ -25,12 +25,21 @@ import org.springframework.data.redis.core.script.RedisScript;
  * permit and wakes the waiter asleep longest in each client; a waiter that hears nothing
  * asks again at the earliest lease end. Within a client, callers
  * {@link LockKind.WaitsInLine wait in line}: one that comes while others of the client
- * wait does not ask Redis before its turn, so that a woken waiter finds its permit. The
- * scripts, {@code semaphore-acquire.lua}, {@code semaphore-release.lua},
- * {@code semaphore-extend.lua}, {@code semaphore-renew.lua} and
- * {@code semaphore-read.lua}, document keys, arguments and replies.
+ * wait does not ask Redis before its turn, so that a woken waiter finds its permit.
+ * <p>
+ * A permit under the watchdog that its holder releases while another caller of the client
+ * waits in line is {@link LockKind.PassesOneOfMany passed} to that caller instead of
+ * given back: its member and lease stay in Redis (so a dead holder's permit still comes
+ * back within its lease), and one script gives the new holder its fencing token. After
+ * {@code maxLocalPasses} passes the permit goes back to Redis, whose release message
+ * wakes the waiters of every client: their waiters leave no mark, so that bound, not a
+ * sign of them, is what keeps other clients from waiting for ever. The scripts,
+ * {@code semaphore-acquire.lua}, {@code semaphore-pass.lua},
+ * {@code semaphore-release.lua}, {@code semaphore-extend.lua},
+ * {@code semaphore-renew.lua} and {@code semaphore-read.lua}, document keys, arguments
+ * and replies.
  */
-final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLine {
+final class SemaphoreLock implements LockKind.PassesOneOfMany, LockKind.KeepsForNobody, LockKind.WaitsInLine {
 
 	/** The limits whose kinds are made once. */
 	private static final SemaphoreLock[] COMMON = new SemaphoreLock[64];
@@ -43,6 +52,9 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 
 	/** Acquire: the fencing token, or minus the time to the earliest lease end. */
 	private static final RedisScript<Long> ACQUIRE = LockScripts.load("semaphore-acquire.lua", Long.class);
+
+	/** Pass a permit within the client: the next fencing token, -1 when not held. */
+	private static final RedisScript<Long> PASS = LockScripts.load("semaphore-pass.lua", Long.class);
 
 	/** Release: 0 when given back or kept for nobody, -1 when not held. */
 	private static final RedisScript<Long> RELEASE = LockScripts.load("semaphore-release.lua", Long.class);
@@ -111,6 +123,22 @@ final class SemaphoreLock implements LockKind.KeepsForNobody, LockKind.WaitsInLi
 			.<Long>script(redis, ACQUIRE, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), lease.argument(),
 					owner.argument(), this.permitsArgument, ScriptCalls.number(tokens))
 			.thenApply((reply) -> LockReply.acquired(reply, tokens));
+	}
+
+	/**
+	 * Passes a permit to another holder of this client ({@code semaphore-pass.lua}): it
+	 * keeps its member and lease in Redis and the new holder gets a fresh token. Redis
+	 * does not know whether other clients wait (their waiters leave no mark), so it never
+	 * gives the permit up here: the engine ends a run after {@code maxLocalPasses} passes
+	 * (see {@link LockKind.PassesOneOfMany}).
+	 */
+	@Override
+	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
+			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
+		return ScriptCalls
+			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
+					ScriptCalls.number(tokens))
+			.thenApply((reply) -> LockReply.continued(reply, tokens));
 	}
 
 	@Override

@@ -72,13 +72,14 @@ final class WaitQueue {
 
 	private boolean removed;
 
-	private final HandOffBook books = new HandOffBook();
+	private final HandOffBook books;
 
 	// release messages received (other than this client's own giving up)
 	private long messages;
 
 	WaitQueue(LockKeys keys) {
 		this.keys = keys;
+		this.books = new HandOffBook(keys.kind() instanceof LockKind.PassesOneOfMany);
 	}
 
 	LockKeys keys() {

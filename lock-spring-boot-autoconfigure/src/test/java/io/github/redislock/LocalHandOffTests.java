@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -395,6 +396,51 @@ class LocalHandOffTests {
 		assertThat(waiterToken).isGreaterThan(0);
 		assertThat(lost).hasSize(1);
 		assertThat(lock.isLocked()).isFalse();
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	// The torture run's finding: a hold passed on in a run speaks to Redis as the run's
+	// first owner. Once its lease was lost, that owner (a thread of the same client) may
+	// take the lock anew in Redis under the same owner id: the lost hold's release must
+	// not free that new hold.
+	@Test
+	void aLostHoldPassedOnDoesNotReleaseTheLockItsRunsFirstOwnerTookAgain() throws Exception {
+		String name = LockTestClients.uniqueName();
+		List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		RedisLockClient client = this.clients
+			.newClient((builder) -> builder.maxLocalPasses(PASSES).leaseLostListener(lost::add));
+		RedisLock lock = client.getLock(name);
+		lock.lock();
+		CompletableFuture<Void> held = new CompletableFuture<>();
+		CompletableFuture<Void> unlockNow = new CompletableFuture<>();
+		CompletableFuture<@Nullable Throwable> passedUnlock = CompletableFuture.supplyAsync(() -> {
+			RedisLock passed = client.getLock(name);
+			passed.lock();
+			held.complete(null);
+			unlockNow.join();
+			try {
+				passed.unlock();
+				return null;
+			}
+			catch (RuntimeException ex) {
+				return ex;
+			}
+		}, (task) -> new Thread(task).start());
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		// passed on: Redis still names this thread as the owner
+		lock.unlock();
+		held.get(5, TimeUnit.SECONDS);
+		redis.command("DEL", "lock:{" + name + "}");
+		LockTestClients.inspector(client).renewNow();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
+		// this thread takes the lock anew in Redis, as the owner the lost hold speaks as
+		assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
+		unlockNow.complete(null);
+		assertThat(passedUnlock.get(5, TimeUnit.SECONDS)).isInstanceOf(LeaseExpiredException.class);
+		assertThat(this.clients.newClient().getLock(name).tryLock()).as("another client, while this thread holds it")
+			.isFalse();
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		lock.unlock();
 		LockTestClients.assertNothingLeftBehind(client);
 	}
 

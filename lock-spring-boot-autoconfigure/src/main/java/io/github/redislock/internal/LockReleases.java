@@ -91,6 +91,9 @@ final class LockReleases {
 				return;
 			}
 		}
+		if (speaksForAnotherOwnerAfterLoss(hold)) {
+			released(hold, LockReply.NOT_HELD);
+		}
 		LockReply reply;
 		try {
 			reply = this.commands.release(hold.keys(), hold.redisOwner(), hold.count(), keep(hold, holdAtLeastMillis),
@@ -112,6 +115,14 @@ final class LockReleases {
 		// passed on only when that needs no command: nothing here may wait for Redis
 		if (holdAtLeastMillis == 0 && hold.count() == 1 && this.passes.passOn(hold, false)) {
 			return CompletableFuture.completedFuture(null);
+		}
+		if (speaksForAnotherOwnerAfterLoss(hold)) {
+			try {
+				released(hold, LockReply.NOT_HELD);
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
 		}
 		return this.commands
 			.releaseAsync(hold.keys(), hold.redisOwner(), hold.count(), keep(hold, holdAtLeastMillis),
@@ -162,6 +173,17 @@ final class LockReleases {
 					+ release + "() and keep it held longer before");
 		}
 		return millis;
+	}
+
+	/**
+	 * Whether the hold was passed on to its owner in a run (it speaks to Redis as the
+	 * run's first owner) and is known lost: nothing is sent for it then. Redis may have
+	 * granted the lock since to that first owner, a thread of this client taking it anew
+	 * under the same owner id, and a release in that name would free the new hold. What
+	 * the lost run left in Redis ends with its lease, which nobody renews.
+	 */
+	private static boolean speaksForAnotherOwnerAfterLoss(Hold hold) {
+		return hold.isLost() && !hold.redisOwner().equals(hold.owner());
 	}
 
 	/**

@@ -22,14 +22,20 @@ class ReplaySemaphoreTests {
 	private static final Mutation RELEASE_WITHOUT_LEASE_CHECK = new Mutation("semaphore-release",
 			"if tonumber(score) <= now then", "if false then");
 
+	// semaphore-pass.lua that does not check the permit's lease: a permit whose lease
+	// ended is passed on, and its new holder believes it holds a permit that is
+	// everybody's
+	private static final Mutation PASS_WITHOUT_LEASE_CHECK = new Mutation("semaphore-pass",
+			"if not score or tonumber(score) <= now then", "if not score then");
+
 	@Test
 	void everyStepOfEveryTraceIsWhatTheScriptsDo() {
 		redis.replaysEveryTrace("semaphore", new SemaphoreReplay(redis, Map.of()), traces(),
 				List.of("permitsTakenTest", "tryAcquireTest", "releaseWakesTest", "leaseEndTest", "keptTest",
-						"keptPermitSoughtTest", "shortenedLeaseToldTest", "lostReplySettledTest", "deadHolderTest",
-						"failoverTest", "dataLossTest"),
-				List.of("acquire", "release", "extend", "renew", "settle", "giveUp", "crash", "tick", "dataLoss",
-						"snapshot", "failover"));
+						"keptPermitSoughtTest", "shortenedLeaseToldTest", "passTest", "passLapsedTest", "passLostTest",
+						"lostReplySettledTest", "deadHolderTest", "failoverTest", "dataLossTest"),
+				List.of("acquire", "pass", "release", "extend", "renew", "settle", "giveUp", "crash", "tick",
+						"dataLoss", "snapshot", "failover"));
 	}
 
 	@Test
@@ -41,6 +47,14 @@ class ReplaySemaphoreTests {
 				Pattern.compile("\\.itf\\.json, step \\d+ of \\d+ \\(\\w*\\): "
 						+ "release\\(owner=\\w:\\d, handle=\\w:h\\d+, keep=\\d\\)( \\[reply lost])?: "
 						+ "reply 0, the model's -1"));
+	}
+
+	@Test
+	void aPassOfAPermitWhoseLeaseEndedIsCaught() {
+		redis.catches(PASS_WITHOUT_LEASE_CHECK, "at a pass", (scripts) -> new SemaphoreReplay(redis, scripts), traces(),
+				Pattern.compile("\\.itf\\.json, step \\d+ of \\d+ \\(\\w*\\): "
+						+ "pass\\(owner=\\w:\\d, to=\\w:\\d, handle=\\w:h\\d+\\)( \\[reply lost])?: "
+						+ "reply \\d+, the model's -1"));
 	}
 
 	private static List<Trace<SemaphoreTrace.State>> traces() {

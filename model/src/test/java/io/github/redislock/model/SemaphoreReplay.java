@@ -38,14 +38,26 @@ final class SemaphoreReplay extends Replay<State> {
 	 * ("semaphore-release")
 	 */
 	SemaphoreReplay(ReplayRedis redis, Map<String, String> replaced) {
-		super(redis, Map.of(CHANNEL, ""),
-				List.of("semaphore-acquire", "semaphore-release", "semaphore-extend", "semaphore-renew"), replaced);
+		super(redis, Map.of(CHANNEL, ""), List.of("semaphore-acquire", "semaphore-pass", "semaphore-release",
+				"semaphore-extend", "semaphore-renew"), replaced);
 		List<String> sem = List.of(SEM_KEY);
 		script("acquire", (where, before, after) -> {
 			Step step = after.last();
 			this.redis.nextMillisecond();
 			checkAcquired(where, step.reply(), eval("semaphore-acquire", List.of(SEM_KEY, CLOCK_KEY), ms(step.lease()),
 					step.handle(), PERMITS, Long.toString(step.reserve())));
+		});
+		script("pass", (where, before, after) -> {
+			Step step = after.last();
+			this.redis.nextMillisecond();
+			long reply = eval("semaphore-pass", List.of(SEM_KEY, CLOCK_KEY), step.handle(),
+					Long.toString(step.reserve()));
+			if (step.reply() < 0) {
+				same(where, "reply", step.reply(), reply);
+			}
+			else {
+				checkAcquired(where, step.reply(), reply);
+			}
 		});
 		Run<State> release = (where, before, after) -> {
 			Step step = after.last();

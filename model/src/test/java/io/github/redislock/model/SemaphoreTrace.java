@@ -77,9 +77,10 @@ final class SemaphoreTrace {
 	/**
 	 * A step (see the Step type of the model).
 	 *
-	 * @param kind acquire, release, extend, renew, settle, giveUp, crash, tick, dataLoss,
-	 * snapshot, failover
+	 * @param kind acquire, pass, release, extend, renew, settle, giveUp, crash, tick,
+	 * dataLoss, snapshot, failover
 	 * @param owner the owner (thread) whose handle ran the script
+	 * @param receiver the owner a pass hands the permit to, "" for other steps
 	 * @param client the client of a crash
 	 * @param handle the handle's id in Redis ("a:h3"), "" for none
 	 * @param lease the lease given, abstract milliseconds
@@ -91,17 +92,17 @@ final class SemaphoreTrace {
 	 * @param lost whether the reply never reached the owner
 	 * @param published whether the script announced "released"
 	 */
-	record Step(String kind, String owner, String client, String handle, long lease, long reserve, boolean waits,
-			long keep, long ms, long reply, boolean lost, boolean published) {
+	record Step(String kind, String owner, String receiver, String client, String handle, long lease, long reserve,
+			boolean waits, long keep, long ms, long reply, boolean lost, boolean published) {
 
 		static Step of(Map<String, Object> fields, Map<Long, String> owners) {
 			long handle = number(fields.get("handle"));
 			String owner = (String) fields.get("owner");
-			return new Step((String) fields.get("kind"), owner, (String) fields.get("client"),
-					(handle > 0) ? handleId(owner, handle) : "", number(fields.get("lease")),
-					number(fields.get("reserve")), (Boolean) fields.get("waits"), number(fields.get("keep")),
-					number(fields.get("ms")), number(fields.get("reply")), (Boolean) fields.get("lost"),
-					(Boolean) fields.get("published"));
+			return new Step((String) fields.get("kind"), owner, (String) fields.get("receiver"),
+					(String) fields.get("client"), (handle > 0) ? handleId(owner, handle) : "",
+					number(fields.get("lease")), number(fields.get("reserve")), (Boolean) fields.get("waits"),
+					number(fields.get("keep")), number(fields.get("ms")), number(fields.get("reply")),
+					(Boolean) fields.get("lost"), (Boolean) fields.get("published"));
 		}
 
 		@Override
@@ -110,6 +111,8 @@ final class SemaphoreTrace {
 			return switch (this.kind) {
 				case "acquire" -> "acquire(owner=%s, handle=%s, lease=%d, reserve=%d, waits=%s)%s".formatted(this.owner,
 						this.handle, this.lease, this.reserve, this.waits, lost);
+				case "pass" ->
+					"pass(owner=%s, to=%s, handle=%s)%s".formatted(this.owner, this.receiver, this.handle, lost);
 				case "release" ->
 					"release(owner=%s, handle=%s, keep=%d)%s".formatted(this.owner, this.handle, this.keep, lost);
 				case "extend", "renew" ->

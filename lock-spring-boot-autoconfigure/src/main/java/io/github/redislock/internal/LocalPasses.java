@@ -1,7 +1,6 @@
 package io.github.redislock.internal;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -163,10 +162,9 @@ final class LocalPasses {
 			next.wake();
 			try {
 				if (failure != null) {
-					Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-							? failure.getCause() : failure;
+					Throwable cause = RedisFailures.unwrap(failure);
 					RuntimeException settled = this.releases.failed(hold, (cause instanceof RuntimeException ex) ? ex
-							: new RedisLockException(String.valueOf(cause.getMessage()), cause));
+							: new RedisLockException(RedisFailures.message(cause), cause));
 					logger.debug("Could not pass lock '" + hold.keys().name() + "'", settled);
 				}
 				else if (answer != null) {

@@ -445,6 +445,52 @@ class LocalHandOffTests {
 	}
 
 	@Test
+	void aHoldPassedOnReleasesOnlyTheGrantItsRunWasGivenEvenBeforeItsLossIsSeen() throws Exception {
+		String name = LockTestClients.uniqueName();
+		String key = "lock:{" + name + "}";
+		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
+		RedisLock lock = client.getLock(name);
+		lock.lock();
+		CompletableFuture<Void> held = new CompletableFuture<>();
+		CompletableFuture<Void> unlockNow = new CompletableFuture<>();
+		CompletableFuture<@Nullable Throwable> passedUnlock = CompletableFuture.supplyAsync(() -> {
+			RedisLock passed = client.getLock(name);
+			passed.lock();
+			held.complete(null);
+			unlockNow.join();
+			try {
+				passed.unlock();
+				return null;
+			}
+			catch (RuntimeException ex) {
+				return ex;
+			}
+		}, (task) -> new Thread(task).start());
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		// passed on: Redis still names this thread as the owner
+		lock.unlock();
+		held.get(5, TimeUnit.SECONDS);
+		// What Redis holds when the lease was lost and this thread was granted the lock
+		// anew, under the owner id the passed hold speaks as, before the client saw the
+		// loss (the window between the release's check and its command): the same owner
+		// field, another grant's token.
+		String ownerField = redis.command("HKEYS", key)
+			.lines()
+			.filter((field) -> field.contains(":") && !field.startsWith("w:"))
+			.findFirst()
+			.orElseThrow();
+		long newGrant = Long.parseLong(redis.command("HGET", key, "token")) + 1000;
+		redis.command("HSET", key, "token", Long.toString(newGrant));
+		unlockNow.complete(null);
+		assertThat(passedUnlock.get(5, TimeUnit.SECONDS)).as("the passed hold's unlock")
+			.isInstanceOf(LeaseExpiredException.class);
+		assertThat(redis.command("HGET", key, ownerField)).as("the new grant, still held").isEqualTo("1");
+		assertThat(redis.command("HGET", key, "token")).isEqualTo(Long.toString(newGrant));
+		redis.command("DEL", key);
+		LockTestClients.assertNothingLeftBehind(client);
+	}
+
+	@Test
 	void aHandlePassedTheLockThatExtendsItsLeaseStillExcludesTheThreadThatTookItInRedis() throws Exception {
 		String name = LockTestClients.uniqueName();
 		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));

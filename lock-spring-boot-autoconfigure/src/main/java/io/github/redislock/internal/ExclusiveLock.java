@@ -72,23 +72,23 @@ final class ExclusiveLock implements LockKind.PassesLocally, LockKind.KeepsForNo
 
 	@Override
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
+			Grant holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
 		return ScriptCalls
-			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
+			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.owner().argument(),
 					ScriptCalls.number(tokens), publish.argument(), lease.argument(), ScriptCalls.number(yieldMillis),
-					flag(giveUp), keys.channelBytes())
+					flag(giveUp), keys.channelBytes(), ScriptCalls.number(holder.token()))
 			.thenApply((reply) -> LockReply.continued(reply, tokens));
 	}
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
-			PublishMode publish) {
+			Release release, long yieldMillis, PublishMode publish) {
 		return ScriptCalls
-			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
-					publish.argument(), ScriptCalls.number(holdsBefore), ScriptCalls.number(keep.millis()),
-					ScriptCalls.number(yieldMillis), flag(othersOnly), keys.channelBytes(),
-					ScriptCalls.number(keep.untilMicros()))
+			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, keys.lockKeyBytes(), release.owner().argument(),
+					publish.argument(), ScriptCalls.number(release.holdsBefore()),
+					ScriptCalls.number(release.keep().millis()), ScriptCalls.number(yieldMillis),
+					flag(release.othersOnly()), keys.channelBytes(), ScriptCalls.number(release.keep().untilMicros()),
+					ScriptCalls.number(release.grant().token()))
 			.thenApply(LockReply::released);
 	}
 

@@ -104,13 +104,13 @@ final class FairLock implements LockKind.KeepsForNobody, LockKind.KeepsWaitersAl
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
-			PublishMode publish) {
+			Release release, long yieldMillis, PublishMode publish) {
 		return ScriptCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER,
-					ScriptCalls.keys(List.of(keys.lockKey(), queueKey(keys.lockKey()))), owner.argument(),
-					publish.argument(), ScriptCalls.number(holdsBefore), ScriptCalls.number(keep.millis()),
-					ScriptCalls.number(keep.untilMicros()), keys.channelBytes())
+					ScriptCalls.keys(List.of(keys.lockKey(), queueKey(keys.lockKey()))), release.owner().argument(),
+					publish.argument(), ScriptCalls.number(release.holdsBefore()),
+					ScriptCalls.number(release.keep().millis()), ScriptCalls.number(release.keep().untilMicros()),
+					keys.channelBytes())
 			.thenApply(LockReply::released);
 	}
 

@@ -94,7 +94,7 @@ final class LocalPasses {
 			LockReply reply = null;
 			RuntimeException failure = null;
 			try {
-				reply = this.commands.continueRun(hold.keys(), hold.redisOwner(), this.maxLocalPasses, hold.lease());
+				reply = this.commands.continueRun(hold.keys(), hold.run().grant(), this.maxLocalPasses, hold.lease());
 			}
 			catch (RuntimeException ex) {
 				failure = ex;
@@ -126,8 +126,7 @@ final class LocalPasses {
 		// is most likely that one waits again, and the pass that gives the lock up must
 		// ask Redis again anyway (one script more per turn of two clients taking turns).
 		if (run.spent() && !queue.othersWaited()) {
-			run.askedAhead(
-					this.commands.continueRunAhead(hold.keys(), run.redisOwner(), this.maxLocalPasses, hold.lease()),
+			run.askedAhead(this.commands.continueRunAhead(hold.keys(), run.grant(), this.maxLocalPasses, hold.lease()),
 					System.nanoTime());
 		}
 		handOver(hold, next, to, token);
@@ -147,7 +146,7 @@ final class LocalPasses {
 	private boolean passPlace(Hold hold, WaitQueue queue, WaitQueue.Waiter next, Owner to) {
 		CompletableFuture<LockReply> reply;
 		try {
-			reply = this.commands.continueRunAhead(hold.keys(), hold.redisOwner(), 1, hold.lease());
+			reply = this.commands.continueRunAhead(hold.keys(), hold.run().grant(), 1, hold.lease());
 		}
 		catch (RuntimeException ex) {
 			reply = CompletableFuture.failedFuture(ex);

@@ -21,9 +21,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class LocalRun {
 
-	private final Owner redisOwner;
-
-	private final long firstToken;
+	// the owner that took the lock in Redis, and the token it was granted with
+	private final Grant grant;
 
 	private long nextToken;
 
@@ -45,8 +44,7 @@ final class LocalRun {
 	 * @param confirmedAtNanos when the acquisition was sent, or earlier
 	 */
 	LocalRun(Owner redisOwner, LockReply.Granted grant, long confirmedAtNanos) {
-		this.redisOwner = redisOwner;
-		this.firstToken = grant.fencingToken();
+		this.grant = new Grant(redisOwner, grant.fencingToken());
 		this.nextToken = grant.fencingToken() + 1;
 		this.lastToken = grant.fencingToken() + grant.tokens() - 1;
 		this.confirmedAtNanos = confirmedAtNanos;
@@ -62,14 +60,22 @@ final class LocalRun {
 
 	/** The owner Redis knows as the holder: every local holder's commands name it. */
 	Owner redisOwner() {
-		return this.redisOwner;
+		return this.grant.owner();
+	}
+
+	/**
+	 * The grant in Redis every local holder's commands speak for: the owner that took the
+	 * lock there, and its token.
+	 */
+	Grant grant() {
+		return this.grant;
 	}
 
 	/**
 	 * The token of the acquisition in Redis, which a re-entry there answers with.
 	 */
 	long firstToken() {
-		return this.firstToken;
+		return this.grant.token();
 	}
 
 	/**

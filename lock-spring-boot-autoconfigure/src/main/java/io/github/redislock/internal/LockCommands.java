@@ -42,23 +42,18 @@ interface LockCommands {
 			long budgetNanos);
 
 	/**
-	 * Runs the release command for one hold.
-	 * @param holdsBefore this owner's hold count before the call
-	 * @param keep after the last hold, how long the lock stays taken for nobody
-	 * @param othersOnly whether this client wakes its own waiters for the lock itself
-	 * (see {@link LockKind#release})
+	 * Runs the release command for one hold (see {@link LockKind#release}).
 	 */
-	LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly);
+	LockReply release(LockKeys keys, Release release);
 
 	/** Runs the release command as {@link #release} does, without waiting. */
-	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep,
-			boolean othersOnly);
+	CompletableFuture<LockReply> releaseAsync(LockKeys keys, Release release);
 
 	/**
 	 * Runs the command that lets this client go on passing the lock among its owners; see
 	 * {@link LockKind#continueRun}.
 	 */
-	LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease);
+	LockReply continueRun(LockKeys keys, Grant holder, int tokens, Lease lease);
 
 	/**
 	 * Asks, without waiting, whether this client may go on passing the lock once the
@@ -66,7 +61,7 @@ interface LockCommands {
 	 * {@link LocalRun#askedAhead}). For a kind held by many, each pass's token, asked for
 	 * without the releasing owner waiting (see {@link LocalPasses}).
 	 */
-	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease);
+	CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Grant holder, int tokens, Lease lease);
 
 	/**
 	 * Withdraws the mark a waiter of the lock left in Redis, without waiting for the

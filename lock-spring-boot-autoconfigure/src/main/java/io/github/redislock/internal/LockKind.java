@@ -46,21 +46,20 @@ interface LockKind {
 	/**
 	 * Sends the release command for one hold; the last one frees the lock and tells its
 	 * waiters.
-	 * @param holdsBefore the owner's holds before this release
-	 * @param keep after the last hold, how long the lock stays taken for nobody; always
-	 * {@link KeepForNobody#NONE} unless the kind {@link KeepsForNobody}
-	 * @param yieldMillis when another client waits, how long the freed lock stays
-	 * reserved for the other clients; 0 frees it for anybody
-	 * @param othersOnly whether this client wakes its own waiters itself, so that the
-	 * release needs telling only when another client's waiter waits; only ever true for a
+	 * @param release the owner, its grant and holds, and what the last hold leaves: a
+	 * {@link Release#keep keep} other than {@link KeepForNobody#NONE} only when the kind
+	 * {@link KeepsForNobody}; {@link Release#othersOnly othersOnly} only ever true for a
 	 * kind that {@link PassesLocally} (its holds are the ones a wait queue tracks), so
 	 * the others tell always and may ignore it; so does a {@link PassesOneOfMany} kind,
-	 * whose holds wake nobody here when they end (the release message does)
+	 * whose holds wake nobody here when they end (the release message does). A kind that
+	 * {@link PassesLocally} releases only the {@link Release#grant grant} named.
+	 * @param yieldMillis when another client waits, how long the freed lock stays
+	 * reserved for the other clients; 0 frees it for anybody
 	 * @param publish how the release is announced
 	 * @return {@link LockReply.Released} or {@link LockReply#NOT_HELD}
 	 */
-	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Owner owner,
-			int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly, PublishMode publish);
+	CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys, Release release,
+			long yieldMillis, PublishMode publish);
 
 	/**
 	 * Sends the command that sets what is left of the owner's lease.
@@ -169,7 +168,8 @@ interface LockKind {
 		 * Sends the command that lets this client go on passing a lock it holds among its
 		 * own owners without freeing it in Redis, or gives the lock up when another
 		 * client waits for it.
-		 * @param holder the owner Redis knows as the holder
+		 * @param holder the owner Redis knows as the holder, and the grant the run speaks
+		 * for: passed on only while Redis holds that grant
 		 * @param tokens how many fencing tokens to reserve
 		 * @param yieldMillis how long a lock given up stays reserved for other clients
 		 * @param giveUp whether to give the lock up when another client waits; if not,
@@ -181,7 +181,7 @@ interface LockKind {
 		 * {@code giveUp}); {@link LockReply#NOT_HELD} when the holder no longer holds it
 		 */
 		CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-				Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish);
+				Grant holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish);
 
 	}
 

@@ -3,7 +3,6 @@ package io.github.redislock.internal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.commons.logging.Log;
@@ -79,10 +78,14 @@ final class LockReleases {
 	}
 
 	private void release(Hold hold, long holdAtLeastMillis) {
-		if (hold.count() > 1 && !hold.isLost()) {
+		if (hold.count() > 1) {
 			// the nested holds are this client's own count: Redis keeps the lock for the
 			// outermost one, and the last release sends the count it still has (1)
 			hold.count(hold.count() - 1);
+			if (hold.isLost()) {
+				// each release of a lost hold tells its owner, the outermost one in Redis
+				throw new LeaseExpiredException(hold.keys().name(), hold.describeLoss());
+			}
 			return;
 		}
 		if (hold.count() == 1) {
@@ -96,8 +99,7 @@ final class LockReleases {
 		}
 		LockReply reply;
 		try {
-			reply = this.commands.release(hold.keys(), hold.redisOwner(), hold.count(), keep(hold, holdAtLeastMillis),
-					wakesOwnWaiters(hold));
+			reply = this.commands.release(hold.keys(), request(hold, holdAtLeastMillis));
 		}
 		catch (RuntimeException ex) {
 			throw releaseFailed(hold, ex);
@@ -124,20 +126,16 @@ final class LockReleases {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		return this.commands
-			.releaseAsync(hold.keys(), hold.redisOwner(), hold.count(), keep(hold, holdAtLeastMillis),
-					wakesOwnWaiters(hold))
-			.handle((reply, failure) -> {
-				if (failure != null) {
-					Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-							? failure.getCause() : failure;
-					// an Error may have no message: its class then says what it was
-					throw releaseFailed(hold, (cause instanceof RuntimeException ex) ? ex : new RedisLockException(
-							Objects.toString(cause.getMessage(), cause.getClass().getSimpleName()), cause));
-				}
-				released(hold, reply);
-				return null;
-			});
+		return this.commands.releaseAsync(hold.keys(), request(hold, holdAtLeastMillis)).handle((reply, failure) -> {
+			if (failure != null) {
+				Throwable cause = RedisFailures.unwrap(failure);
+				// an Error may have no message: its class then says what it was
+				throw releaseFailed(hold, (cause instanceof RuntimeException ex) ? ex : new RedisLockException(
+						Objects.toString(cause.getMessage(), cause.getClass().getSimpleName()), cause));
+			}
+			released(hold, reply);
+			return null;
+		});
 	}
 
 	/**
@@ -184,6 +182,11 @@ final class LockReleases {
 	 */
 	private static boolean speaksForAnotherOwnerAfterLoss(Hold hold) {
 		return hold.isLost() && !hold.redisOwner().equals(hold.owner());
+	}
+
+	// the release of one of the hold's counts, sent in the name Redis knows its grant by
+	private static Release request(Hold hold, long holdAtLeastMillis) {
+		return new Release(hold.run().grant(), hold.count(), keep(hold, holdAtLeastMillis), wakesOwnWaiters(hold));
 	}
 
 	/**

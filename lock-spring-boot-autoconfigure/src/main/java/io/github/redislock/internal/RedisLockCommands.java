@@ -107,7 +107,7 @@ final class RedisLockCommands implements LockCommands {
 	// again, so that nothing is left held that no hold of this client knows of.
 	private CompletionStage<LockReply> acknowledged(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
 			Owner owner, LockReply reply, ReplicaAcknowledgement acknowledgement) {
-		if (!(reply instanceof LockReply.Granted)) {
+		if (!(reply instanceof LockReply.Granted granted)) {
 			return CompletableFuture.completedFuture(reply);
 		}
 		return acknowledgement.waitFor(redis, keys).handle((acknowledged, failure) -> {
@@ -116,16 +116,17 @@ final class RedisLockCommands implements LockCommands {
 			}
 			RedisFailures.Refused refusal = (failure == null) ? acknowledgement.refusal(acknowledged)
 					: new RedisFailures.Refused("waiting for replicas failed: " + failure.getMessage(), failure);
-			return announcing((mode) -> keys.kind().release(redis, keys, owner, 1, KeepForNobody.NONE, 0, false, mode))
+			return announcing((mode) -> keys.kind()
+				.release(redis, keys, Release.last(new Grant(owner, granted.fencingToken())), 0, mode))
 				.<LockReply>thenCompose((released) -> CompletableFuture.failedFuture(refusal));
 		}).thenCompose((next) -> next);
 	}
 
 	@Override
-	public LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
+	public LockReply release(LockKeys keys, Release release) {
 		long sentAt = System.nanoTime();
-		LockReply reply = this.calls.call(() -> describe("release", keys), (redis) -> announcing((mode) -> keys.kind()
-			.release(redis, keys, owner, holdsBefore, keep, this.yieldMillis, othersOnly, mode)));
+		LockReply reply = this.calls.call(() -> describe("release", keys),
+				(redis) -> announcing((mode) -> keys.kind().release(redis, keys, release, this.yieldMillis, mode)));
 		if (reply != LockReply.NOT_HELD) {
 			return reply;
 		}
@@ -134,13 +135,11 @@ final class RedisLockCommands implements LockCommands {
 	}
 
 	@Override
-	public CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep,
-			boolean othersOnly) {
+	public CompletableFuture<LockReply> releaseAsync(LockKeys keys, Release release) {
 		long sentAt = System.nanoTime();
 		return this.calls
 			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
-					(redis) -> announcing((mode) -> keys.kind()
-						.release(redis, keys, owner, holdsBefore, keep, this.yieldMillis, othersOnly, mode)))
+					(redis) -> announcing((mode) -> keys.kind().release(redis, keys, release, this.yieldMillis, mode)))
 			.thenCompose((reply) -> (reply != LockReply.NOT_HELD) ? CompletableFuture.completedFuture(reply)
 					: ranBeforeItWasResent(reply, sentAt));
 	}
@@ -158,14 +157,14 @@ final class RedisLockCommands implements LockCommands {
 	}
 
 	@Override
-	public LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
+	public LockReply continueRun(LockKeys keys, Grant holder, int tokens, Lease lease) {
 		LockKind.PassesLocally kind = passing(keys);
 		return this.calls.call(() -> describe("pass on", keys), (redis) -> announcing(
 				(mode) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, true, mode)));
 	}
 
 	@Override
-	public CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
+	public CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Grant holder, int tokens, Lease lease) {
 		LockKind.PassesLocally kind = passing(keys);
 		return this.calls.callAsync(() -> describe("pass on", keys), 0, RedisCalls.NO_LIMIT, (redis) -> announcing(
 				(mode) -> kind.continueRun(redis, keys, holder, tokens, lease, this.yieldMillis, false, mode)));

@@ -134,21 +134,20 @@ final class SemaphoreLock implements LockKind.PassesOneOfMany, LockKind.KeepsFor
 	 */
 	@Override
 	public CompletionStage<LockReply> continueRun(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
+			Grant holder, int tokens, Lease lease, long yieldMillis, boolean giveUp, PublishMode publish) {
 		return ScriptCalls
-			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.argument(),
+			.<Long>script(redis, PASS, ScriptOutputType.INTEGER, keys.scriptKeyBytes(), holder.owner().argument(),
 					ScriptCalls.number(tokens))
 			.thenApply((reply) -> LockReply.continued(reply, tokens));
 	}
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
-			PublishMode publish) {
+			Release release, long yieldMillis, PublishMode publish) {
 		return ScriptCalls
-			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockKeyBytes(), owner.argument(),
-					publish.argument(), ScriptCalls.number(keep.millis()), keys.channelBytes(),
-					ScriptCalls.number(keep.untilMicros()))
+			.<Long>script(redis, RELEASE, ScriptOutputType.INTEGER, keys.lockKeyBytes(), release.owner().argument(),
+					publish.argument(), ScriptCalls.number(release.keep().millis()), keys.channelBytes(),
+					ScriptCalls.number(release.keep().untilMicros()))
 			.thenApply(LockReply::released);
 	}
 

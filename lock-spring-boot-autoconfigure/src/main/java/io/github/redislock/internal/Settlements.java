@@ -148,7 +148,7 @@ final class Settlements implements AutoCloseable {
 		boolean settled = false;
 		long retryDelay = 0;
 		try {
-			LockReply reply = this.commands.release(settlement.keys, settlement.owner, 1, KeepForNobody.NONE, false);
+			LockReply reply = this.commands.release(settlement.keys, Release.last(Grant.anyOf(settlement.owner)));
 			settled = true;
 			if (reply instanceof LockReply.Released) {
 				LockLogs.release

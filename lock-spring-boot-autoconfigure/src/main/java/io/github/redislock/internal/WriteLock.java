@@ -103,11 +103,10 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 
 	@Override
 	public CompletionStage<LockReply> release(RedisClusterAsyncCommands<byte[], byte[]> redis, LockKeys keys,
-			Owner owner, int holdsBefore, KeepForNobody keep, long yieldMillis, boolean othersOnly,
-			PublishMode publish) {
+			Release release, long yieldMillis, PublishMode publish) {
 		return ScriptCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeyBytes(keys),
-					owner.argument(), ScriptCalls.number(holdsBefore), publish.argument(),
+					release.owner().argument(), ScriptCalls.number(release.holdsBefore()), publish.argument(),
 					ScriptCalls.number(READ_TURN_MILLIS), ReadWriteLocks.readersChannelBytes(keys),
 					ReadWriteLocks.writersChannelBytes(keys))
 			.thenApply(LockReply::released);

@@ -7,18 +7,22 @@
 -- ARGV[4] the lease in milliseconds, ARGV[5] how long the lock stays given up to other clients,
 -- ARGV[6] 1 to give the lock up when another client waits; 0 to only say so (the client asks ahead
 -- of time, while one of its threads still holds the lock, and gives it up at that one's release),
--- ARGV[7] the lock's release channel
+-- ARGV[7] the lock's release channel, ARGV[8] the fencing token the holder's hold was granted with (field
+-- "token"), or 0 when unknown: the run goes on only while Redis holds that grant, not another one of
+-- the same owner id (see unlock.lua)
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the first reserved token (> 0) when the client goes on; 0 when another client waits: with
 -- ARGV[6] = 1 the lock is freed for the other clients (its own threads must wait for them or for
 -- ARGV[5]) and they are told ('yielded:<client>' on the channel), else nothing changed; NOT_HELD (-1) when the
--- owner no longer holds the lock.
+-- owner no longer holds the lock, or holds another grant than ARGV[8].
 -- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+local fields = redis.call('hmget', KEYS[1], ARGV[1], 'contended', 'token')
+-- the token compared as numbers, as unlock.lua does
+if not fields[1] or (ARGV[8] ~= '0' and tonumber(fields[3]) ~= tonumber(ARGV[8])) then
   return NOT_HELD
 end
-if redis.call('hexists', KEYS[1], 'contended') == 1 then
+if fields[2] then
   if ARGV[6] == '0' then
     return 0
   end

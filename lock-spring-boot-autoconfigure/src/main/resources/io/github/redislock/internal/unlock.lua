@@ -9,15 +9,24 @@
 -- lock.lua), which spares a PUBLISH (sent to every node of a Redis Cluster unless sharded) when nobody waits,
 -- ARGV[7] the lock's release channel,
 -- ARGV[8] when ARGV[4] > 0: the time of this server's clock (TIME, in microseconds) at which the minimum hold
--- ends, counted from the grant, or 0 when unknown (see KeepForNobody)
+-- ends, counted from the grant, or 0 when unknown (see KeepForNobody),
+-- ARGV[9] the fencing token Redis granted the owner's hold with (field "token"), or 0 when unknown (a
+-- settlement): a hold this client passed on among its threads speaks as the thread that took the lock
+-- in Redis, which may since have taken it anew under the same owner id (its lease lost unseen); a late
+-- release in that name must not free the new grant
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), NOT_HELD (-1) when this owner
--- holds no lock here (its lease ran out, or the lock was force-unlocked).
--- one read for both fields the release looks at: the owner's, and whether another client waits
+-- holds no lock here (its lease ran out, or the lock was force-unlocked), or not the grant ARGV[9] names.
+-- one read for every field the release looks at: the owner's, whether another client waits, the grant's token
 -- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
-local fields = redis.call('hmget', KEYS[1], ARGV[1], 'contended')
+local fields = redis.call('hmget', KEYS[1], ARGV[1], 'contended', 'token')
 if not fields[1] then
+  return NOT_HELD
+end
+-- compared as numbers: the field holds the token as Redis wrote a Lua number, the argument as the
+-- client's decimal digits (both exact below 2^53)
+if ARGV[9] ~= '0' and tonumber(fields[3]) ~= tonumber(ARGV[9]) then
   return NOT_HELD
 end
 -- The owner's own count is the truth, as in lock.lua: the stored one is higher when a nested acquire

@@ -251,23 +251,22 @@ final class InMemoryRedis {
 		}
 
 		@Override
-		public LockReply release(LockKeys keys, Owner owner, int holdsBefore, KeepForNobody keep, boolean othersOnly) {
-			return this.redis.release(keys, owner.id());
+		public LockReply release(LockKeys keys, Release release) {
+			return this.redis.release(keys, release.owner().id());
 		}
 
 		@Override
-		public CompletableFuture<LockReply> releaseAsync(LockKeys keys, Owner owner, int holdsBefore,
-				KeepForNobody keep, boolean othersOnly) {
-			return CompletableFuture.completedFuture(this.redis.release(keys, owner.id()));
+		public CompletableFuture<LockReply> releaseAsync(LockKeys keys, Release release) {
+			return CompletableFuture.completedFuture(this.redis.release(keys, release.owner().id()));
 		}
 
 		@Override
-		public LockReply continueRun(LockKeys keys, Owner holder, int tokens, Lease lease) {
-			return this.redis.acquire(keys, holder, Math.max(1, tokens), false);
+		public LockReply continueRun(LockKeys keys, Grant holder, int tokens, Lease lease) {
+			return this.redis.acquire(keys, holder.owner(), Math.max(1, tokens), false);
 		}
 
 		@Override
-		public CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Owner holder, int tokens, Lease lease) {
+		public CompletableFuture<LockReply> continueRunAhead(LockKeys keys, Grant holder, int tokens, Lease lease) {
 			return CompletableFuture.completedFuture(continueRun(keys, holder, tokens, lease));
 		}
 

@@ -39,12 +39,14 @@ final class ExclusiveReplay extends Replay<State> {
 			checkAcquired(where, step.reply(), eval("lock", lockAndClock, ms(step.lease()), step.owner(),
 					Long.toString(step.holds()), Long.toString(step.reserve()), flag(step.waits())));
 		});
-		script("release", (where, before, after) -> {
+		Run<State> release = (where, before, after) -> {
 			Step step = after.last();
 			same(where, "reply", step.reply(),
 					eval("unlock", List.of(LOCK_KEY), step.owner(), "0", Long.toString(step.holds()), ms(step.keep()),
-							ms(step.yieldMs()), flag(step.othersOnly()), CHANNEL, "0"));
-		});
+							ms(step.yieldMs()), flag(step.othersOnly()), CHANNEL, "0", grant(where, step)));
+		};
+		script("release", release);
+		script("staleRelease", release);
 		script("withdraw", (where, before, after) -> same(where, "reply", after.last().reply(),
 				eval("withdraw", List.of(LOCK_KEY), after.last().owner(), "0", CHANNEL)));
 		script("extend", (where, before, after) -> same(where, "reply", after.last().reply(),
@@ -54,7 +56,7 @@ final class ExclusiveReplay extends Replay<State> {
 		script("pass", (where, before, after) -> {
 			Step step = after.last();
 			long reply = eval("pass", lockAndClock, step.owner(), Long.toString(step.reserve()), "0", ms(step.lease()),
-					ms(step.yieldMs()), flag(step.giveUp()), CHANNEL);
+					ms(step.yieldMs()), flag(step.giveUp()), CHANNEL, grant(where, step));
 			if (step.reply() > 0) {
 				check(where, reply > 0, "reply %d, the model's a token (%d)", reply, step.reply());
 				this.redis.tokens().check(where, "token", step.reply(), reply);
@@ -63,6 +65,11 @@ final class ExclusiveReplay extends Replay<State> {
 				same(where, "reply", step.reply(), reply);
 			}
 		});
+	}
+
+	// the real token of the grant the model's step names
+	private String grant(String where, Step step) {
+		return Long.toString(this.redis.tokens().real(where, step.grant()));
 	}
 
 	@Override

@@ -69,8 +69,8 @@ final class ExclusiveTrace {
 	 * A step: which script (or fault, or time) and with what; see the Step type of the
 	 * model.
 	 *
-	 * @param kind acquire, release, withdraw, extend, renew, pass, tick, dataLoss,
-	 * snapshot, failover
+	 * @param kind acquire, release, staleRelease, withdraw, extend, renew, pass, tick,
+	 * dataLoss, snapshot, failover
 	 * @param owner the owner that ran the script
 	 * @param holds the holds the owner believed it had (acquire, release)
 	 * @param lease the lease given, abstract milliseconds
@@ -80,6 +80,7 @@ final class ExclusiveTrace {
 	 * @param yieldMs how long a release or pass keeps the lock for the other clients
 	 * @param giveUp whether a pass gives the lock up when another client waits
 	 * @param othersOnly whether a release is announced only to other clients
+	 * @param grant the token of the grant a release or pass speaks for (0: unknown)
 	 * @param ms how long a tick (or a restart) lasts
 	 * @param reply the script's reply in the model (tick: 1 when the lock expired)
 	 * @param lost whether the reply never reached the owner (the script ran all the same)
@@ -87,14 +88,14 @@ final class ExclusiveTrace {
 	 * "released", or "yielded" ("yielded:&lt;client&gt;", the lock's yielded-by after it)
 	 */
 	record Step(String kind, String owner, long holds, long lease, long reserve, boolean waits, long keep, long yieldMs,
-			boolean giveUp, boolean othersOnly, long ms, long reply, boolean lost, String published) {
+			boolean giveUp, boolean othersOnly, long grant, long ms, long reply, boolean lost, String published) {
 
 		static Step of(Map<String, Object> fields) {
 			return new Step((String) fields.get("kind"), (String) fields.get("owner"), number(fields.get("holds")),
 					number(fields.get("lease")), number(fields.get("reserve")), (Boolean) fields.get("waits"),
 					number(fields.get("keep")), number(fields.get("yieldMs")), (Boolean) fields.get("giveUp"),
-					(Boolean) fields.get("othersOnly"), number(fields.get("ms")), number(fields.get("reply")),
-					(Boolean) fields.get("lost"), (String) fields.get("published"));
+					(Boolean) fields.get("othersOnly"), number(fields.get("grant")), number(fields.get("ms")),
+					number(fields.get("reply")), (Boolean) fields.get("lost"), (String) fields.get("published"));
 		}
 
 		@Override
@@ -102,12 +103,13 @@ final class ExclusiveTrace {
 			return switch (this.kind) {
 				case "acquire" -> "acquire(owner=%s, holds=%d, lease=%d, reserve=%d, waits=%s)%s".formatted(this.owner,
 						this.holds, this.lease, this.reserve, this.waits, lostReply());
-				case "release" -> "release(owner=%s, holds=%d, keep=%d, yield=%d, othersOnly=%s)%s"
-					.formatted(this.owner, this.holds, this.keep, this.yieldMs, this.othersOnly, lostReply());
+				case "release", "staleRelease" ->
+					"%s(owner=%s, grant=%d, holds=%d, keep=%d, yield=%d, othersOnly=%s)%s".formatted(this.kind,
+							this.owner, this.grant, this.holds, this.keep, this.yieldMs, this.othersOnly, lostReply());
 				case "withdraw" -> "withdraw(owner=%s)".formatted(this.owner);
 				case "extend", "renew" -> "%s(owner=%s, lease=%d)".formatted(this.kind, this.owner, this.lease);
-				case "pass" -> "pass(owner=%s, reserve=%d, lease=%d, yield=%d, giveUp=%s)".formatted(this.owner,
-						this.reserve, this.lease, this.yieldMs, this.giveUp);
+				case "pass" -> "pass(owner=%s, grant=%d, reserve=%d, lease=%d, yield=%d, giveUp=%s)"
+					.formatted(this.owner, this.grant, this.reserve, this.lease, this.yieldMs, this.giveUp);
 				case "tick", "dataLoss", "failover" -> "%s(%d ms)".formatted(this.kind, this.ms);
 				default -> this.kind + "()";
 			};

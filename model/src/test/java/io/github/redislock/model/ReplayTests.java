@@ -18,17 +18,39 @@ class ReplayTests {
 	@RegisterExtension
 	static final ReplayRedis redis = new ReplayRedis();
 
-	// unlock.lua without its owner check: an owner whose lease ended releases whoever
-	// holds the lock now
-	private static final Mutation UNLOCK_WITHOUT_OWNER_CHECK = new Mutation("unlock",
-			"if not fields[1] then\n  return NOT_HELD\nend\n", "");
+	// unlock.lua without its owner checks (the owner's field, the grant's token): an
+	// owner
+	// whose lease ended releases whoever holds the lock now. Either check alone catches
+	// that in the model's traces, whose releases all name their grant; the field alone
+	// guards a settlement's release, which names none.
+	private static final Mutation UNLOCK_WITHOUT_OWNER_CHECK = new Mutation("unlock", """
+			if not fields[1] then
+			  return NOT_HELD
+			end
+			""", "").andThen("""
+			if ARGV[9] ~= '0' and tonumber(fields[3]) ~= tonumber(ARGV[9]) then
+			  return NOT_HELD
+			end
+			""", "");
+
+	// unlock.lua without its grant check: a hold passed on in an earlier run of an owner
+	// releases the owner's new grant
+	private static final Mutation UNLOCK_WITHOUT_GRANT_CHECK = new Mutation("unlock",
+			"if ARGV[9] ~= '0' and tonumber(fields[3]) ~= tonumber(ARGV[9]) then", "if false then");
+
+	// pass.lua without its grant check: a run goes on where Redis holds another grant of
+	// its owner
+	private static final Mutation PASS_WITHOUT_GRANT_CHECK = new Mutation("pass",
+			"if not fields[1] or (ARGV[8] ~= '0' and tonumber(fields[3]) ~= tonumber(ARGV[8])) then",
+			"if not fields[1] then");
 
 	@Test
 	void everyStepOfEveryTraceIsWhatTheScriptsDo() {
 		redis.replaysEveryTrace("exclusive lock", new ExclusiveReplay(redis, Map.of()), traces(),
-				List.of("tryLockTakesYieldedTest", "lastWithdrawalFreesTest", "passGivesUpTest", "failoverTest"),
-				List.of("acquire", "release", "withdraw", "extend", "renew", "pass", "tick", "dataLoss", "snapshot",
-						"failover"));
+				List.of("tryLockTakesYieldedTest", "lastWithdrawalFreesTest", "passGivesUpTest", "failoverTest",
+						"staleReleaseTest", "passAfterRollbackTest"),
+				List.of("acquire", "release", "staleRelease", "withdraw", "extend", "renew", "pass", "tick", "dataLoss",
+						"snapshot", "failover"));
 	}
 
 	@Test
@@ -37,6 +59,21 @@ class ReplayTests {
 		redis.catches(UNLOCK_WITHOUT_OWNER_CHECK, "at a release", (scripts) -> new ExclusiveReplay(redis, scripts),
 				traces(), Pattern.compile("trace_\\d+\\.itf\\.json, step \\d+ of \\d+ \\(\\w*\\): "
 						+ "release\\(owner=\\w:\\d[^)]*\\)( \\[reply lost])?: reply 0, the model's -1"));
+	}
+
+	@Test
+	void aReleaseThatFreesAnotherGrantOfItsOwnerIsCaught() {
+		// the step named is a late release of a hold passed on in the owner's earlier run
+		redis.catches(UNLOCK_WITHOUT_GRANT_CHECK, "at a stale release",
+				(scripts) -> new ExclusiveReplay(redis, scripts), traces(), Pattern.compile(
+						"step \\d+ of \\d+ \\(\\w*\\): staleRelease\\(owner=\\w:\\d[^)]*\\): reply 0, the model's -1"));
+	}
+
+	@Test
+	void aPassOnAnotherGrantOfItsOwnerIsCaught() {
+		redis.catches(PASS_WITHOUT_GRANT_CHECK, "at a pass", (scripts) -> new ExclusiveReplay(redis, scripts), traces(),
+				Pattern
+					.compile("step \\d+ of \\d+ \\(\\w*\\): pass\\(owner=\\w:\\d[^)]*\\): reply \\d+, the model's -1"));
 	}
 
 	private static List<Trace<ExclusiveTrace.State>> traces() {

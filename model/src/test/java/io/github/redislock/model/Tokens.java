@@ -12,6 +12,19 @@ final class Tokens {
 
 	private final TreeMap<Long, Long> realByModel = new TreeMap<>();
 
+	/**
+	 * Redis' value for a model token seen before (a grant a command names), 0 for the
+	 * model's 0 (unknown).
+	 */
+	long real(String where, long model) {
+		if (model == 0) {
+			return 0;
+		}
+		Long known = this.realByModel.get(model);
+		Checks.check(where, known != null, "the model's token %d was never seen in Redis", model);
+		return known;
+	}
+
 	void check(String where, String what, long model, long real) {
 		Long known = this.realByModel.get(model);
 		if (known != null) {

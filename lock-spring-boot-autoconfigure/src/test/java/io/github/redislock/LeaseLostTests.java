@@ -77,6 +77,30 @@ class LeaseLostTests {
 	}
 
 	@Test
+	void aThreadThatEntersAgainAfterItsLossIsToldAtEveryReleaseOfTheLostHolds() {
+		RedisLockClient client = this.clients.newClient(Duration.ofSeconds(3));
+		String name = LockTestClients.uniqueName();
+		RedisLock lock = client.getLock(name);
+		lock.lock();
+		lock.lock();
+		CompletableFuture<LeaseLostEvent> watched = lock.leaseLost().toCompletableFuture();
+		this.harness.takeAway(name);
+		assertThat(watched).succeedsWithin(TIMEOUT);
+		// entered again: Redis grants the lock anew, under a hold of its own
+		assertThat(lock.tryLock()).isTrue();
+		assertThat(lock.getHoldCount()).isOne();
+		lock.unlock();
+		RedisLock other = this.clients.newClient().getLock(name);
+		assertThat(other.tryLock()).as("freed by the new hold's release").isTrue();
+		// the two holds taken before the loss: each release says the lease was lost
+		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(lock::unlock);
+		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(lock::unlock);
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
+		assertThat(other.isHeldByCurrentThread()).as("and the other client's hold stays").isTrue();
+		other.unlock();
+	}
+
+	@Test
 	void neverToldAfterARelease() {
 		RedisLockClient client = this.clients.newClient(Duration.ofMillis(900));
 		LockHandle handle = client.acquire(LockTestClients.uniqueName(), Duration.ofSeconds(5), null);

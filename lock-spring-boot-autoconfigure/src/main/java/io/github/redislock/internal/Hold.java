@@ -62,6 +62,10 @@ final class Hold {
 
 	private volatile boolean releasing;
 
+	// the same owner's hold this one replaced, lost, when Redis granted the owner's
+	// re-entry anew; written before this hold is published, read by the owner
+	@Nullable private Hold outer;
+
 	Hold(LockKeys keys, Owner owner, long token, Lease lease, LockObservations observations, LocalRun run) {
 		this.keys = keys;
 		this.owner = owner;
@@ -75,6 +79,20 @@ final class Hold {
 
 	LockKeys keys() {
 		return this.keys;
+	}
+
+	/**
+	 * The owner's lost hold this one replaced: the owner entered the lock again after its
+	 * lease was lost, and Redis granted it anew. Its holds are the owner's outer ones,
+	 * which it still releases once this hold is gone, each release telling it the lease
+	 * was lost.
+	 */
+	@Nullable Hold outer() {
+		return this.outer;
+	}
+
+	void outer(Hold outer) {
+		this.outer = outer;
 	}
 
 	Owner owner() {

@@ -44,13 +44,16 @@ final class HoldLedger {
 			hold.count(hold.count() + 1);
 		}
 		else {
-			if (hold != null) {
-				// the earlier hold was lost (lease ran out) and this is a fresh
-				// acquisition
-				forget(hold, new LeaseExpiredException(keys.name(), hold.describeLoss()));
-				reportLost(hold, LeaseLostEvent.DetectedBy.ACQUIRE);
-			}
+			Hold lost = hold;
 			hold = new Hold(keys, owner, token, lease, this.observations, new LocalRun(owner, grant, start));
+			if (lost != null) {
+				// the earlier hold was lost (lease ran out) and this is a fresh
+				// acquisition; the owner's releases of it come after this one's
+				this.holds.remove(lost);
+				lost.ended(new LeaseExpiredException(keys.name(), lost.describeLoss()));
+				reportLost(lost, LeaseLostEvent.DetectedBy.ACQUIRE);
+				hold.outer(lost);
+			}
 			this.holds.add(hold);
 		}
 		// the acquisition (a nested one too) left the lock's expiry at least this far out
@@ -80,6 +83,11 @@ final class HoldLedger {
 	void forget(Hold hold, @Nullable Throwable failure) {
 		this.holds.remove(hold);
 		hold.ended(failure);
+		Hold outer = hold.outer();
+		if (outer != null) {
+			// the owner's outer holds, lost, are its again: each release of them throws
+			this.holds.addLost(outer);
+		}
 	}
 
 }

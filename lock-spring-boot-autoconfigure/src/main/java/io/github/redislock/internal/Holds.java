@@ -47,6 +47,14 @@ final class Holds {
 		}
 	}
 
+	/**
+	 * Adds back an owner's hold found lost, which it still releases: in no wait queue,
+	 * since it can pass nothing on.
+	 */
+	void addLost(Hold hold) {
+		this.holds.put(id(hold), hold);
+	}
+
 	void remove(Hold hold) {
 		if (this.holds.remove(id(hold), hold)) {
 			WaitQueue queue = hold.queue();

@@ -79,7 +79,7 @@ final class WaitQueue {
 
 	WaitQueue(LockKeys keys) {
 		this.keys = keys;
-		this.books = new HandOffBook(keys.kind() instanceof LockKind.PassesOneOfMany);
+		this.books = HandOffBook.forKind(keys.kind());
 	}
 
 	LockKeys keys() {

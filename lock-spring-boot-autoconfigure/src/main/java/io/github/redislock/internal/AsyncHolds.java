@@ -49,8 +49,7 @@ final class AsyncHolds {
 
 	private static void addSuppressed(Throwable failure, @Nullable Throwable releaseFailure) {
 		if (releaseFailure != null) {
-			Throwable cause = (releaseFailure instanceof CompletionException && releaseFailure.getCause() != null)
-					? releaseFailure.getCause() : releaseFailure;
+			Throwable cause = RedisFailures.unwrap(releaseFailure);
 			if (cause != failure) {
 				failure.addSuppressed(cause);
 			}

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -317,7 +316,7 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	}
 
 	private static Throwable unwrap(Throwable failure) {
-		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+		return RedisFailures.unwrap(failure);
 	}
 
 	@Override

@@ -1,7 +1,6 @@
 package io.github.redislock.internal;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -78,7 +77,7 @@ final class WaiterWithdrawals {
 	}
 
 	private static void withdrawFailed(LockKeys keys, Throwable ex) {
-		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+		Throwable cause = RedisFailures.unwrap(ex);
 		String message = "Could not take back what a waiter of lock '" + keys.name() + "' left in Redis when it "
 				+ "stopped waiting (it goes on its own: a waiting writer's mark and a fair lock's place within seconds, "
 				+ "a count of waiters with the lock): " + cause.getMessage();

@@ -47,10 +47,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * The user pages (all of these but {@link #CONTRIBUTOR_PAGES}) answer first, and so must:
  * no table cell over 300 characters, no name of a test class of this repository (which
- * test shows what goes under {@code docs/design/}), a line {@code Imports: `a.b.C`, ...}
- * under every snippet that uses imports, a version or a {@code lock-bom} import for every
- * Maven dependency on {@code io.github.redislock}, and {@code repositories} in every
- * Gradle block that declares dependencies.
+ * test shows what goes under {@code docs/design/}), no phrase of a lab notebook (a load
+ * average, a before/after comparison, an internal test run, a commit id: see
+ * {@link #LAB_NOTEBOOK}), a line {@code Imports: `a.b.C`, ...} under every snippet that
+ * uses imports, a version or a {@code lock-bom} import for every Maven dependency on
+ * {@code io.github.redislock}, and {@code repositories} in every Gradle block that
+ * declares dependencies.
  */
 class DocsSnippetsTests {
 
@@ -84,8 +86,8 @@ class DocsSnippetsTests {
 	 * history, and hold long tables. {@code docs/design/} and {@code CHANGELOG.md} are
 	 * not among {@link #markdownFiles()} at all.
 	 */
-	private static final List<String> CONTRIBUTOR_PAGES = List.of("CONTRIBUTING.md", "docs/performance.md",
-			"docs/guarantees.md", "docs/testing.md");
+	private static final List<String> CONTRIBUTOR_PAGES = List.of("CONTRIBUTING.md", "docs/guarantees.md",
+			"docs/testing.md");
 
 	/**
 	 * Parts of user pages that another change is rewriting (issue #43): a page, or a
@@ -94,6 +96,33 @@ class DocsSnippetsTests {
 	 * passes.
 	 */
 	private static final List<String> BEING_REWRITTEN = List.of();
+
+	/**
+	 * Phrases of a lab notebook rather than a guide, each with what is wrong with it on a
+	 * user page.
+	 */
+	private static final List<LabNotebook> LAB_NOTEBOOK = List.of(
+			new LabNotebook("(?i)load averages?",
+					"a load average is a condition of one test run, not something "
+							+ "a user can check or rely on: say what holds (a bound, a guarantee) instead"),
+			new LabNotebook("(?i)\\btorture\\b", "names an internal test run"),
+			new LabNotebook("(?i)\\(before:", "a before/after comparison is development history"),
+			new LabNotebook("(?i)\\b(?:the|a) version before\\b", "compares with an earlier development state"),
+			new LabNotebook("(?i)\\bscratch branch", "development history"),
+			new LabNotebook("(?i)\\bwork[- ]?log\\b", "an internal work-log reference"),
+			new LabNotebook("(?i)\\b(?:this|that|the last|an earlier|a previous) session\\b",
+					"a development session is history"),
+			new LabNotebook("(?i)\\btargets? (?:this|the) run\\b",
+					"the project's own targets are not a user's concern"),
+			new LabNotebook("\\((?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\\)",
+					"a commit id labels a development state: say which release instead"));
+
+	/**
+	 * A logger category of the engine, {@code io.github.redislock.<category>}: a
+	 * {@code static final String} constant or a {@code getLog("...")} argument.
+	 */
+	private static final Pattern LOGGER_CATEGORY = Pattern.compile(
+			"static final String \\w+ = \"io\\.github\\.redislock\\.([a-z]+)\";|getLog\\(\"io\\.github\\.redislock\\.([a-z]+)\"\\)");
 
 	private static final int MAX_CELL = 300;
 
@@ -298,6 +327,78 @@ class DocsSnippetsTests {
 			}
 		}
 		assertThat(problems).as("test classes named on user pages").isEmpty();
+	}
+
+	@Test
+	void noUserPageTellsHowRunsWentOrHowTheProjectGotThere() throws IOException {
+		List<String> problems = new ArrayList<>();
+		for (Path markdown : userPages()) {
+			List<String> lines = Files.readAllLines(markdown);
+			boolean inFence = false;
+			for (int i = 0; i < lines.size(); i++) {
+				String line = lines.get(i);
+				if (line.strip().startsWith("```")) {
+					inFence = !inFence;
+					continue;
+				}
+				if (inFence || beingRewritten(markdown, lines, i)) {
+					continue;
+				}
+				for (LabNotebook phrase : LAB_NOTEBOOK) {
+					Matcher found = phrase.pattern().matcher(line);
+					if (found.find()) {
+						problems.add(this.root.relativize(markdown) + ":" + (i + 1) + ": \"" + found.group() + "\": "
+								+ phrase.why() + "; a user page says what to write, what happens and what to tune "
+								+ "(run figures: docs/performance.md, stated plainly; history: docs/design/history.md)");
+					}
+				}
+			}
+		}
+		assertThat(problems).as("lab-notebook phrases on user pages").isEmpty();
+	}
+
+	@Test
+	void everyLoggerCategoryAUserMayTuneIsListedOnTheMonitoringPage() throws IOException {
+		Set<String> categories = new TreeSet<>();
+		Path sources = this.root.resolve("lock-spring-boot-autoconfigure/src/main/java");
+		try (Stream<Path> walk = Files.walk(sources)) {
+			for (Path source : walk.filter((path) -> path.toString().endsWith(".java")).toList()) {
+				String code = Files.readString(source);
+				if (code.contains("LogFactory")) {
+					Matcher names = LOGGER_CATEGORY.matcher(code);
+					while (names.find()) {
+						categories.add((names.group(1) != null) ? names.group(1) : names.group(2));
+					}
+				}
+			}
+		}
+		assertThat(categories).as("logger categories found under " + sources).contains("connection", "lease");
+		String monitoring = Files.readString(this.root.resolve("docs/monitoring.md"));
+		List<String> missing = categories.stream()
+			.filter((category) -> !monitoring.contains("\n| `" + category + "` |"))
+			.map((category) -> "io.github.redislock." + category)
+			.toList();
+		assertThat(missing)
+			.as("logger categories the engine logs to that docs/monitoring.md's Logs table does not "
+					+ "list (a row \"| `<category>` | level | what it logs |\")")
+			.isEmpty();
+	}
+
+	@Test
+	void theMonitoringPagesEndpointExampleShowsAReadLockAndASemaphoreUnderKinds() throws IOException {
+		String monitoring = Files.readString(this.root.resolve("docs/monitoring.md"));
+		Matcher json = Pattern.compile("(?ms)^```json\\n(.*?)^```").matcher(monitoring);
+		boolean shown = false;
+		while (json.find()) {
+			String example = json.group(1);
+			int kinds = example.indexOf("\"kinds\"");
+			shown |= kinds >= 0 && example.indexOf("\"mode\": \"readWrite\"", kinds) >= 0
+					&& example.indexOf("\"mode\": \"semaphore\"", kinds) >= 0;
+		}
+		assertThat(shown)
+			.as("docs/monitoring.md has a GET /actuator/locks/{name} example whose \"kinds\" shows a read lock "
+					+ "(\"mode\": \"readWrite\") and a semaphore (\"mode\": \"semaphore\")")
+			.isTrue();
 	}
 
 	@Test
@@ -600,6 +701,15 @@ class DocsSnippetsTests {
 			}
 		}
 		return names;
+	}
+
+	/** A phrase that does not belong on a user page, and why. */
+	private record LabNotebook(Pattern pattern, String why) {
+
+		LabNotebook(String regex, String why) {
+			this(Pattern.compile(regex), why);
+		}
+
 	}
 
 	/** Property and group names of the starter's configuration metadata. */

@@ -137,6 +137,9 @@ class DocsSnippetsTests {
 
 	private static final Pattern HEADING = Pattern.compile("(?m)^## (.*)$");
 
+	/** A Gradle dependency on a redis-lock module without a version. */
+	private static final Pattern GRADLE_UNVERSIONED = Pattern.compile("[\"']io\\.github\\.redislock:([\\w-]+)[\"']");
+
 	private static final Pattern GRADLE_BLOCK = Pattern.compile("(?ms)^```(groovy|kotlin|gradle|kts)\\n(.*?)^```");
 
 	@Test
@@ -433,7 +436,7 @@ class DocsSnippetsTests {
 	}
 
 	@Test
-	void everyGradleBlockOfAUserPageThatDeclaresDependenciesHasRepositories() throws IOException {
+	void everyGradleBlockOfAUserPageThatDeclaresDependenciesHasRepositoriesAndVersions() throws IOException {
 		List<String> problems = new ArrayList<>();
 		for (Path markdown : userPages()) {
 			String text = Files.readString(markdown);
@@ -444,6 +447,13 @@ class DocsSnippetsTests {
 					problems.add(this.root.relativize(markdown) + ":" + lineOf(text, blocks.start()) + ": a "
 							+ blocks.group(1) + " block that declares dependencies without repositories: add "
 							+ "\"repositories { mavenCentral() }\" so that it works when pasted");
+				}
+				Matcher unversioned = GRADLE_UNVERSIONED.matcher(block);
+				if (unversioned.find() && !block.contains("platform(") && !block.contains("platform '")) {
+					problems.add(this.root.relativize(markdown) + ":" + lineOf(text, blocks.start()) + ": a "
+							+ blocks.group(1) + " block with io.github.redislock:" + unversioned.group(1)
+							+ " without a version and without the lock-bom platform: add "
+							+ "implementation(platform(\"io.github.redislock:lock-bom:<version>\")) or a version");
 				}
 			}
 		}

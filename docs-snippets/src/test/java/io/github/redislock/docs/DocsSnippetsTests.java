@@ -47,10 +47,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * The user pages (all of these but {@link #CONTRIBUTOR_PAGES}) answer first, and so must:
  * no table cell over 300 characters, no name of a test class of this repository (which
- * test shows what goes under {@code docs/design/}), a line {@code Imports: `a.b.C`, ...}
- * under every snippet that uses imports, a version or a {@code lock-bom} import for every
- * Maven dependency on {@code io.github.redislock}, and {@code repositories} in every
- * Gradle block that declares dependencies.
+ * test shows what goes under {@code docs/design/}), no phrase of a lab notebook (a load
+ * average, a before/after comparison, an internal test run, a commit id: see
+ * {@link #LAB_NOTEBOOK}), a line {@code Imports: `a.b.C`, ...} under every snippet that
+ * uses imports, a version or a {@code lock-bom} import for every Maven dependency on
+ * {@code io.github.redislock}, and {@code repositories} in every Gradle block that
+ * declares dependencies.
  */
 class DocsSnippetsTests {
 
@@ -84,8 +86,7 @@ class DocsSnippetsTests {
 	 * history, and hold long tables. {@code docs/design/} and {@code CHANGELOG.md} are
 	 * not among {@link #markdownFiles()} at all.
 	 */
-	private static final List<String> CONTRIBUTOR_PAGES = List.of("CONTRIBUTING.md", "docs/performance.md",
-			"docs/guarantees.md", "docs/testing.md");
+	private static final List<String> CONTRIBUTOR_PAGES = List.of("CONTRIBUTING.md", "docs/testing.md");
 
 	/**
 	 * Parts of user pages that another change is rewriting (issue #43): a page, or a
@@ -94,6 +95,33 @@ class DocsSnippetsTests {
 	 * passes.
 	 */
 	private static final List<String> BEING_REWRITTEN = List.of();
+
+	/**
+	 * Phrases of a lab notebook rather than a guide, each with what is wrong with it on a
+	 * user page.
+	 */
+	private static final List<LabNotebook> LAB_NOTEBOOK = List.of(
+			new LabNotebook("(?i)load averages?",
+					"a load average is a condition of one test run, not something "
+							+ "a user can check or rely on: say what holds (a bound, a guarantee) instead"),
+			new LabNotebook("(?i)\\btorture\\b", "names an internal test run"),
+			new LabNotebook("(?i)\\(before:", "a before/after comparison is development history"),
+			new LabNotebook("(?i)\\b(?:the|a) version before\\b", "compares with an earlier development state"),
+			new LabNotebook("(?i)\\bscratch branch", "development history"),
+			new LabNotebook("(?i)\\bwork[- ]?log\\b", "an internal work-log reference"),
+			new LabNotebook("(?i)\\b(?:this|that|the last|an earlier|a previous) session\\b",
+					"a development session is history"),
+			new LabNotebook("(?i)\\btargets? (?:this|the) run\\b",
+					"the project's own targets are not a user's concern"),
+			new LabNotebook("\\((?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\\)",
+					"a commit id labels a development state: say which release instead"));
+
+	/**
+	 * A logger category of the engine, {@code io.github.redislock.<category>}: a
+	 * {@code static final String} constant or a {@code getLog("...")} argument.
+	 */
+	private static final Pattern LOGGER_CATEGORY = Pattern.compile(
+			"static final String \\w+ = \"io\\.github\\.redislock\\.([a-z]+)\";|getLog\\(\"io\\.github\\.redislock\\.([a-z]+)\"\\)");
 
 	private static final int MAX_CELL = 300;
 
@@ -108,6 +136,9 @@ class DocsSnippetsTests {
 	private static final Pattern IMPORT = Pattern.compile("(?m)^import\\s+(static\\s+)?([\\w.]+)\\s*;?\\s*$");
 
 	private static final Pattern HEADING = Pattern.compile("(?m)^## (.*)$");
+
+	/** A Gradle dependency on a redis-lock module without a version. */
+	private static final Pattern GRADLE_UNVERSIONED = Pattern.compile("[\"']io\\.github\\.redislock:([\\w-]+)[\"']");
 
 	private static final Pattern GRADLE_BLOCK = Pattern.compile("(?ms)^```(groovy|kotlin|gradle|kts)\\n(.*?)^```");
 
@@ -301,6 +332,78 @@ class DocsSnippetsTests {
 	}
 
 	@Test
+	void noUserPageTellsHowRunsWentOrHowTheProjectGotThere() throws IOException {
+		List<String> problems = new ArrayList<>();
+		for (Path markdown : userPages()) {
+			List<String> lines = Files.readAllLines(markdown);
+			boolean inFence = false;
+			for (int i = 0; i < lines.size(); i++) {
+				String line = lines.get(i);
+				if (line.strip().startsWith("```")) {
+					inFence = !inFence;
+					continue;
+				}
+				if (inFence || beingRewritten(markdown, lines, i)) {
+					continue;
+				}
+				for (LabNotebook phrase : LAB_NOTEBOOK) {
+					Matcher found = phrase.pattern().matcher(line);
+					if (found.find()) {
+						problems.add(this.root.relativize(markdown) + ":" + (i + 1) + ": \"" + found.group() + "\": "
+								+ phrase.why() + "; a user page says what to write, what happens and what to tune "
+								+ "(run figures: docs/performance.md, stated plainly; history: docs/design/history.md)");
+					}
+				}
+			}
+		}
+		assertThat(problems).as("lab-notebook phrases on user pages").isEmpty();
+	}
+
+	@Test
+	void everyLoggerCategoryAUserMayTuneIsListedOnTheMonitoringPage() throws IOException {
+		Set<String> categories = new TreeSet<>();
+		Path sources = this.root.resolve("lock-spring-boot-autoconfigure/src/main/java");
+		try (Stream<Path> walk = Files.walk(sources)) {
+			for (Path source : walk.filter((path) -> path.toString().endsWith(".java")).toList()) {
+				String code = Files.readString(source);
+				if (code.contains("LogFactory")) {
+					Matcher names = LOGGER_CATEGORY.matcher(code);
+					while (names.find()) {
+						categories.add((names.group(1) != null) ? names.group(1) : names.group(2));
+					}
+				}
+			}
+		}
+		assertThat(categories).as("logger categories found under " + sources).contains("connection", "lease");
+		String monitoring = Files.readString(this.root.resolve("docs/monitoring.md"));
+		List<String> missing = categories.stream()
+			.filter((category) -> !monitoring.contains("\n| `" + category + "` |"))
+			.map((category) -> "io.github.redislock." + category)
+			.toList();
+		assertThat(missing)
+			.as("logger categories the engine logs to that docs/monitoring.md's Logs table does not "
+					+ "list (a row \"| `<category>` | level | what it logs |\")")
+			.isEmpty();
+	}
+
+	@Test
+	void theMonitoringPagesEndpointExampleShowsAReadLockAndASemaphoreUnderKinds() throws IOException {
+		String monitoring = Files.readString(this.root.resolve("docs/monitoring.md"));
+		Matcher json = Pattern.compile("(?ms)^```json\\n(.*?)^```").matcher(monitoring);
+		boolean shown = false;
+		while (json.find()) {
+			String example = json.group(1);
+			int kinds = example.indexOf("\"kinds\"");
+			shown |= kinds >= 0 && example.indexOf("\"mode\": \"readWrite\"", kinds) >= 0
+					&& example.indexOf("\"mode\": \"semaphore\"", kinds) >= 0;
+		}
+		assertThat(shown)
+			.as("docs/monitoring.md has a GET /actuator/locks/{name} example whose \"kinds\" shows a read lock "
+					+ "(\"mode\": \"readWrite\") and a semaphore (\"mode\": \"semaphore\")")
+			.isTrue();
+	}
+
+	@Test
 	void everyMavenDependencyOfAUserPageHasAVersionOrABom() throws IOException {
 		List<String> problems = new ArrayList<>();
 		for (Path markdown : userPages()) {
@@ -333,7 +436,7 @@ class DocsSnippetsTests {
 	}
 
 	@Test
-	void everyGradleBlockOfAUserPageThatDeclaresDependenciesHasRepositories() throws IOException {
+	void everyGradleBlockOfAUserPageThatDeclaresDependenciesHasRepositoriesAndVersions() throws IOException {
 		List<String> problems = new ArrayList<>();
 		for (Path markdown : userPages()) {
 			String text = Files.readString(markdown);
@@ -344,6 +447,13 @@ class DocsSnippetsTests {
 					problems.add(this.root.relativize(markdown) + ":" + lineOf(text, blocks.start()) + ": a "
 							+ blocks.group(1) + " block that declares dependencies without repositories: add "
 							+ "\"repositories { mavenCentral() }\" so that it works when pasted");
+				}
+				Matcher unversioned = GRADLE_UNVERSIONED.matcher(block);
+				if (unversioned.find() && !block.contains("platform(") && !block.contains("platform '")) {
+					problems.add(this.root.relativize(markdown) + ":" + lineOf(text, blocks.start()) + ": a "
+							+ blocks.group(1) + " block with io.github.redislock:" + unversioned.group(1)
+							+ " without a version and without the lock-bom platform: add "
+							+ "implementation(platform(\"io.github.redislock:lock-bom:<version>\")) or a version");
 				}
 			}
 		}
@@ -472,7 +582,10 @@ class DocsSnippetsTests {
 		Set<String> anchors = new TreeSet<>();
 		Matcher headings = Pattern.compile("(?m)^#+ (.*)$").matcher(withoutCode(markdown));
 		while (headings.find()) {
+			// GitHub's anchor is made of the rendered text: a link in a heading counts by
+			// its text
 			anchors.add(headings.group(1)
+				.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1")
 				.strip()
 				.toLowerCase(Locale.ROOT)
 				.replaceAll("[^\\p{L}\\p{N}_\\- ]", "")
@@ -600,6 +713,15 @@ class DocsSnippetsTests {
 			}
 		}
 		return names;
+	}
+
+	/** A phrase that does not belong on a user page, and why. */
+	private record LabNotebook(Pattern pattern, String why) {
+
+		LabNotebook(String regex, String why) {
+			this(Pattern.compile(regex), why);
+		}
+
 	}
 
 	/** Property and group names of the starter's configuration metadata. */

@@ -9,9 +9,9 @@ import java.lang.annotation.Target;
 
 /**
  * Gives the application context of a Spring test ({@code @SpringBootTest} or a test
- * slice) a real Redis of its own, used instead of the one {@code spring.data.redis.*}
- * names, with nothing to configure, as {@code @AutoConfigureTestDatabase} does for a
- * {@code DataSource}:
+ * slice) a real Redis started for the tests, used instead of the one
+ * {@code spring.data.redis.*} names, with nothing to configure, as
+ * {@code @AutoConfigureTestDatabase} does for a {@code DataSource}:
  *
  * <pre class="code">
  * &#64;SpringBootTest

@@ -88,9 +88,11 @@ public class LocksEndpoint {
 			.filter((held) -> held.name().equals(lockName))
 			.map((held) -> HeldLockDescriptor.of(held, heldLease(byKey.get(held.key()), held.owner())))
 			.toList();
-		// the name's own lock (the registry's first kind, whose key is the name's) gives
-		// the key, token and lease at the top; its holders are every kind's
-		KindState own = states.get(0);
+		// the key, token and lease at the top are the first taken kind's, in the
+		// registry's order, so that a name held only as a read lock or a permit never
+		// reads as taken with no lease; when none is taken, the name's own lock's (the
+		// registry's first kind, whose key is the name's). The holders are every kind's.
+		KindState own = states.stream().filter(KindState::locked).findFirst().orElse(states.get(0));
 		return new LockDescriptor(lockName, own.key(), states.stream().anyMatch(KindState::locked),
 				holders(inspector, everyHolder(states)), own.keptForNobody(), own.fencingToken(), lease(own), heldHere,
 				inspector.waitingByLock().getOrDefault(lockName, 0),

@@ -76,6 +76,9 @@ class SemaphoreEndpointTests {
 			LockHandle second = semaphore.acquire(Duration.ZERO, Duration.ofSeconds(20));
 			LockDescriptor view = endpoint.lock(new String[] { "exports:eu" });
 			assertThat(view.locked()).isTrue();
+			// the top shows the taken kind's key and lease, not the free exclusive lock's
+			assertThat(view.key()).isEqualTo("lock:{exports:eu}:sem");
+			assertThat(view.remainingLeaseMs()).isBetween(1L, 30_000L);
 			assertThat(view.heldHere()).hasSize(2).allSatisfy((held) -> assertThat(held.mode()).isEqualTo("semaphore"));
 			assertThat(view.kinds()).singleElement().satisfies((kind) -> {
 				assertThat(kind.mode()).isEqualTo("semaphore");

@@ -25,6 +25,13 @@ final class LincheckRuns {
 	// a written scenario is the race a test is about: it gets more of them
 	static final int WRITTEN_INVOCATIONS = 3 * INVOCATIONS;
 
+	// How long one invocation may take before Lincheck reports "The execution has hung".
+	// Its default, 30 s, was exceeded on a CI machine at load 28 by an invocation whose
+	// thread was still in the JVM retransforming a class for Lincheck (the first touch
+	// of a field of HoldLedger), not in the code under test. A real hang still fails,
+	// later. Lincheck 3.7 sets it through a Kotlin-internal method (no public setter).
+	static final long INVOCATION_TIMEOUT_MILLIS = Long.getLong("redislock.lincheck.invocationTimeoutMs", 180_000);
+
 	private LincheckRuns() {
 	}
 
@@ -34,7 +41,9 @@ final class LincheckRuns {
 	 * invocation.
 	 */
 	static ModelCheckingOptions modelChecking() {
-		return new ModelCheckingOptions().iterations(SCENARIOS).invocationsPerIteration(INVOCATIONS);
+		return new ModelCheckingOptions().iterations(SCENARIOS)
+			.invocationsPerIteration(INVOCATIONS)
+			.invocationTimeout$lincheck(INVOCATION_TIMEOUT_MILLIS);
 	}
 
 	/**
@@ -43,7 +52,8 @@ final class LincheckRuns {
 	 */
 	static ModelCheckingOptions modelChecking(ExecutionScenario... written) {
 		ModelCheckingOptions options = new ModelCheckingOptions().iterations(0)
-			.invocationsPerIteration(WRITTEN_INVOCATIONS);
+			.invocationsPerIteration(WRITTEN_INVOCATIONS)
+			.invocationTimeout$lincheck(INVOCATION_TIMEOUT_MILLIS);
 		for (ExecutionScenario scenario : written) {
 			options.addCustomScenario(scenario);
 		}
@@ -54,7 +64,9 @@ final class LincheckRuns {
 	 * Stress: the same scenarios on real threads, without control of the interleaving.
 	 */
 	static StressOptions stress() {
-		return new StressOptions().iterations(SCENARIOS).invocationsPerIteration(2 * INVOCATIONS);
+		return new StressOptions().iterations(SCENARIOS)
+			.invocationsPerIteration(2 * INVOCATIONS)
+			.invocationTimeout$lincheck(INVOCATION_TIMEOUT_MILLIS);
 	}
 
 	/**

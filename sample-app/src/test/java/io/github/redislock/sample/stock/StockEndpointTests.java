@@ -160,19 +160,34 @@ class StockEndpointTests {
 			List<Future<Integer>> statuses = new ArrayList<>();
 			for (int i = 0; i < 60; i++) {
 				boolean reactive = (i % 2 == 0);
-				statuses.add(
-						callers.submit(() -> (reactive ? reserveReactively(1) : reserve(1)).getResponse().getStatus()));
+				statuses.add(callers.submit(() -> reserveUntilAnswered(reactive)));
 			}
-			int created = 0;
+			List<Integer> answers = new ArrayList<>();
 			for (Future<Integer> status : statuses) {
-				created += (status.get(60, TimeUnit.SECONDS) == HttpStatus.CREATED.value()) ? 1 : 0;
+				answers.add(status.get(60, TimeUnit.SECONDS));
 			}
-			assertThat(created).isEqualTo(40);
+			assertThat(answers).as("40 reserved, the other 20 refused as out of stock")
+				.filteredOn((status) -> status == HttpStatus.CREATED.value())
+				.hasSize(40);
+			assertThat(answers).filteredOn((status) -> status == HttpStatus.UNPROCESSABLE_CONTENT.value()).hasSize(20);
 		}
 		finally {
 			callers.shutdownNow();
 		}
 		assertThat(redis.command("GET", StockRepository.KEY_PREFIX + this.sku)).isEqualTo("0");
+	}
+
+	// The test's lock wait is short (the 409 tests want it so), and a loaded machine may
+	// keep a caller waiting past it: a caller told the lock was busy (409) asks again,
+	// as a client would, so that what is asserted is the stock, not the machine's speed.
+	private int reserveUntilAnswered(boolean reactive) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(50);
+		for (;;) {
+			int status = (reactive ? reserveReactively(1) : reserve(1)).getResponse().getStatus();
+			if (status != HttpStatus.CONFLICT.value() || System.nanoTime() - deadline > 0) {
+				return status;
+			}
+		}
 	}
 
 	private MvcTestResult reserveReactively(int quantity) {

@@ -97,6 +97,15 @@ abstract class ContractKind {
 	}
 
 	/**
+	 * Whether a caller of this kind gives up by cancelling (an asynchronous or reactive
+	 * acquisition): then it takes back what it left in Redis in the background, after its
+	 * cancel returned, rather than before its call returns (see docs/guarantees.md).
+	 */
+	boolean givesUpInTheBackground() {
+		return false;
+	}
+
+	/**
 	 * The kind a holder of this one keeps out, besides holders past the limit: itself, or
 	 * for a side of a read/write lock, the other side.
 	 */
@@ -198,6 +207,11 @@ abstract class ContractKind {
 					@Nullable Duration leaseTime) throws InterruptedException {
 				return await(client.acquireAsync(name, waitTime, leaseTime));
 			}
+
+			@Override
+			boolean givesUpInTheBackground() {
+				return true;
+			}
 		};
 	}
 
@@ -217,6 +231,11 @@ abstract class ContractKind {
 			Optional<LockHandle> acquire(RedisLockClient client, String name, Duration waitTime,
 					@Nullable Duration leaseTime) throws InterruptedException {
 				return await(client.getReadWriteLock(name).acquireWriteAsync(waitTime, leaseTime));
+			}
+
+			@Override
+			boolean givesUpInTheBackground() {
+				return true;
 			}
 
 			@Override
@@ -257,6 +276,11 @@ abstract class ContractKind {
 					}
 					throw ex;
 				}
+			}
+
+			@Override
+			boolean givesUpInTheBackground() {
+				return true;
 			}
 		};
 	}

@@ -21,12 +21,14 @@ import io.github.redislock.RedisLockException;
  *
  * <p>
  * Its {@link #result() result} may be cancelled at any time: the acquisition then leaves
- * the queue and the subscription, and a grant that was on its way is released in the
- * background. Everything that may send a command runs on the client's async thread. A
- * grant completes the result on the given continuations executor: the client's async
- * thread, so that what a caller chains to the result never runs on Lettuce's event loop;
- * or, for a caller that moves its results elsewhere itself (the reactive client),
- * directly where the grant arrived, which saves a thread hop. Nothing here blocks.
+ * the queue and the subscription, a grant that was on its way is released in the
+ * background, and its waiter's mark is withdrawn once no attempt of it is on its way
+ * ({@link #afterLastAttempt}). Everything that may send a command runs on the client's
+ * async thread. A grant completes the result on the given continuations executor: the
+ * client's async thread, so that what a caller chains to the result never runs on
+ * Lettuce's event loop; or, for a caller that moves its results elsewhere itself (the
+ * reactive client), directly where the grant arrived, which saves a thread hop. Nothing
+ * here blocks.
  *
  * <p>
  * With a watchdog lease it also takes a lock another owner of this client passes on (see
@@ -75,6 +77,14 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 
 	private final CompletableFuture<@Nullable Hold> result = new CompletableFuture<>();
 
+	// guarded by itself: the attempts sent and not answered yet, and what waits for them
+	// (see afterLastAttempt)
+	private final Object attempts = new Object();
+
+	private int attemptsOut;
+
+	@Nullable private Runnable afterAttempts;
+
 	/**
 	 * @param acquisition what is acquired, for how long, and the decisions between
 	 * attempts; its tokens reserve what LocalRun passes on while other callers of this
@@ -105,6 +115,61 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		return this.result;
 	}
 
+	/**
+	 * Runs the action once no attempt of this acquisition, which has ended, can reach
+	 * Redis any more: at once, or on the async thread when the attempt sent last is
+	 * answered. The withdrawal of a waiter's mark goes so: sent while an attempt is on
+	 * its way, it would reach Redis before the attempt whenever the attempt's command
+	 * left after it (a cancel just after the attempt found the acquisition going on), and
+	 * the attempt would mark the lock again for a waiter that is gone. Sent after it, it
+	 * also tells that the acquisition is over in Redis: once its mark is gone, no attempt
+	 * of it takes the lock later.
+	 */
+	void afterLastAttempt(Runnable action) {
+		synchronized (this.attempts) {
+			if (this.attemptsOut > 0) {
+				Runnable earlier = this.afterAttempts;
+				this.afterAttempts = (earlier != null) ? () -> {
+					earlier.run();
+					action.run();
+				} : action;
+				return;
+			}
+		}
+		action.run();
+	}
+
+	// an attempt is about to be sent, unless the acquisition has ended
+	private boolean sending() {
+		synchronized (this.attempts) {
+			if (this.result.isDone()) {
+				return false;
+			}
+			this.attemptsOut++;
+			return true;
+		}
+	}
+
+	// an attempt was answered (or failed); what waited for it runs on the async thread,
+	// never where the answer arrived (it sends a command)
+	private void answered() {
+		Runnable waited;
+		synchronized (this.attempts) {
+			this.attemptsOut--;
+			if (this.attemptsOut > 0 || this.afterAttempts == null) {
+				return;
+			}
+			waited = this.afterAttempts;
+			this.afterAttempts = null;
+		}
+		try {
+			this.executor.execute(waited);
+		}
+		catch (RejectedExecutionException closed) {
+			waited.run();
+		}
+	}
+
 	CompletableFuture<@Nullable Hold> start() {
 		this.result.whenComplete((granted, failure) -> cleanUp());
 		if (!this.acquisition.wait.isNone()) {
@@ -133,25 +198,33 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		}
 		Acquisition acquisition = this.acquisition;
 		this.messagesBefore = (queue != null) ? queue.messages() : -1;
-		this.commands
-			.acquireAsync(this.keys, this.owner, acquisition.lease, acquisition.tokens(queue),
-					!acquisition.wait.isNone(), acquisition.budget())
-			.whenComplete((reply, failure) -> {
-				// A grant sends nothing more: it may be handled where it arrived. Any
-				// other
-				// reply may lead to a command (a SUBSCRIBE, the next attempt), which must
-				// not
-				// be sent from Lettuce's event loop: Lettuce may wait there for its
-				// writer
-				// lock.
-				Executor next = (reply instanceof LockReply.Granted) ? this.continuations : this.executor;
-				try {
-					next.execute(() -> onReply(reply, failure));
-				}
-				catch (RejectedExecutionException closed) {
-					this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
-				}
-			});
+		if (!sending()) {
+			// ended since the check above: a withdrawal may be on its way already
+			return false;
+		}
+		CompletableFuture<LockReply> sent;
+		try {
+			sent = this.commands.acquireAsync(this.keys, this.owner, acquisition.lease, acquisition.tokens(queue),
+					!acquisition.wait.isNone(), acquisition.budget());
+		}
+		catch (RuntimeException ex) {
+			answered();
+			throw ex;
+		}
+		sent.whenComplete((reply, failure) -> {
+			answered();
+			// A grant sends nothing more: it may be handled where it arrived. Any other
+			// reply may lead to a command (a SUBSCRIBE, the next attempt), which must not
+			// be sent from Lettuce's event loop: Lettuce may wait there for its writer
+			// lock.
+			Executor next = (reply instanceof LockReply.Granted) ? this.continuations : this.executor;
+			try {
+				next.execute(() -> onReply(reply, failure));
+			}
+			catch (RejectedExecutionException closed) {
+				this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			}
+		});
 		return true;
 	}
 

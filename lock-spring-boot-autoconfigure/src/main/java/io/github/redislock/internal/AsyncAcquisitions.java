@@ -82,7 +82,10 @@ final class AsyncAcquisitions {
 		result.whenComplete((acquired, failure) -> {
 			this.pending.remove(result);
 			if (failure != null) {
-				this.withdrawals.withdraw(keys, owner, wait);
+				// in the background (a cancel completes the caller's future itself),
+				// after
+				// any attempt on its way, which would otherwise mark the lock again
+				acquisition.afterLastAttempt(() -> this.withdrawals.withdraw(keys, owner, wait));
 				LockObservations.endAcquire(observation,
 						(failure instanceof CancellationException) ? "cancelled" : "error", failure);
 				hold.completeExceptionally(failure);
@@ -90,12 +93,12 @@ final class AsyncAcquisitions {
 			}
 			if (acquired == null) {
 				// a caller that gave up leaves nothing that could refuse anyone once it
-				// is told
-				this.withdrawals.withdraw(keys, owner, wait)
+				// is told (its last attempt was answered: the withdrawal goes at once)
+				acquisition.afterLastAttempt(() -> this.withdrawals.withdraw(keys, owner, wait)
 					.whenComplete((ignored, alwaysNull) -> completeOn(completions, () -> {
 						LockObservations.endAcquire(observation, "timed-out", null);
 						hold.complete(null);
-					}));
+					})));
 				return;
 			}
 			LockObservations.endAcquire(observation, "acquired", null);

@@ -29,8 +29,9 @@ import static io.github.redislock.internal.LincheckRuns.call;
  * After each run, with every reply delivered and every task run (timers not fired): a
  * caller's future that completed with a hold has the lock in Redis, and the lock is held
  * for none of this client's owners otherwise (a grant that came as the caller cancelled
- * is given back); every acquisition ended, or sleeps while another client holds the lock
- * (none sleeps through a free lock); after a close, every acquisition ended.
+ * is given back); an acquisition that ended without the lock left no waiter's mark on it;
+ * every acquisition ended, or sleeps while another client holds the lock (none sleeps
+ * through a free lock); after a close, every acquisition ended.
  */
 class AsyncAcquisitionLincheckTests {
 
@@ -65,6 +66,27 @@ class AsyncAcquisitionLincheckTests {
 		client.quiesce();
 		client.anotherClientReleases();
 		client.asyncExecutor.onNextCancel(() -> client.cancel(1));
+		client.endsAsPromised();
+	}
+
+	/**
+	 * The contract tests' flake, written out: a waiter's subscription is confirmed and it
+	 * tries once more, as its caller (who saw it waiting) cancels; the attempt's command
+	 * leaves its client after the cancel's withdrawal did. Withdrawn at once, the mark
+	 * was put back by the attempt, for a waiter that was gone (and an attempt that came
+	 * to Redis after the holder's release took the lock for it); withdrawn once the
+	 * attempt is answered, it goes.
+	 */
+	@Test
+	void aWaiterCancelledAsItTriesAgainLeavesNoMark() {
+		Client client = new Client();
+		client.anotherClientTakes();
+		client.acquire(1, true, false);
+		client.redisReplies();
+		client.asyncThreadRuns();
+		client.redis.onNextAcquireSent(() -> client.cancel(1));
+		client.subscriptionConfirmed();
+		client.asyncThreadRuns();
 		client.endsAsPromised();
 	}
 
@@ -324,6 +346,10 @@ class AsyncAcquisitionLincheckTests {
 					}
 				}
 				if (result.isDone()) {
+					if (hold == null && this.redis.isMarkedBy(KEYS, this.owners[i])) {
+						throw new AssertionError(owner + "'s acquisition ended (" + describe(result)
+								+ "), but its waiter's mark is still on the lock");
+					}
 					continue;
 				}
 				if (this.closed) {

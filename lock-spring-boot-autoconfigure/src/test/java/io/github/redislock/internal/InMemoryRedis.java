@@ -57,6 +57,8 @@ final class InMemoryRedis {
 
 	@Nullable private Transport transport;
 
+	@Nullable private Runnable beforeAcquire;
+
 	LockCommands commands() {
 		return this.commands;
 	}
@@ -93,6 +95,21 @@ final class InMemoryRedis {
 	synchronized void grantedWithoutReply(LockKeys keys, Owner owner) {
 		this.holders.put(keys.id(), owner.id());
 		this.tokens.put(keys.id(), ++this.fence);
+	}
+
+	/**
+	 * Runs once, when the next asynchronous acquisition's command is sent, before it
+	 * runs: for a test in which something reaches Redis ahead of that command (it left
+	 * its client later).
+	 */
+	synchronized void onNextAcquireSent(Runnable action) {
+		this.beforeAcquire = action;
+	}
+
+	private synchronized @Nullable Runnable takeBeforeAcquire() {
+		Runnable action = this.beforeAcquire;
+		this.beforeAcquire = null;
+		return action;
 	}
 
 	/** Another client takes the lock. */
@@ -241,6 +258,10 @@ final class InMemoryRedis {
 		@Override
 		public CompletableFuture<LockReply> acquireAsync(LockKeys keys, Owner owner, Lease lease, int tokens,
 				boolean waits, long budgetNanos) {
+			Runnable before = this.redis.takeBeforeAcquire();
+			if (before != null) {
+				before.run();
+			}
 			return this.redis.later(this.redis.acquire(keys, owner, Math.max(1, tokens), waits));
 		}
 

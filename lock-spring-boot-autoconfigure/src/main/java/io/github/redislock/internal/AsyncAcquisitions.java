@@ -83,8 +83,7 @@ final class AsyncAcquisitions {
 			this.pending.remove(result);
 			if (failure != null) {
 				// in the background (a cancel completes the caller's future itself),
-				// after
-				// any attempt on its way, which would otherwise mark the lock again
+				// once an attempt on its way is answered: it would mark the lock again
 				acquisition.afterLastAttempt(() -> this.withdrawals.withdraw(keys, owner, wait));
 				LockObservations.endAcquire(observation,
 						(failure instanceof CancellationException) ? "cancelled" : "error", failure);

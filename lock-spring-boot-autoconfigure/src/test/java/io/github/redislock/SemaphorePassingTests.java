@@ -295,8 +295,12 @@ class SemaphorePassingTests {
 	void aPermitFoundLostAtItsPassIsReportedAndTheWaiterTakesOneFromRedis() throws Exception {
 		String name = LockTestClients.uniqueName();
 		List<LeaseLostEvent> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
-		RedisLockClient client = this.clients
-			.newClient((builder) -> builder.maxLocalPasses(PASSES).leaseLostListener(lost::add));
+		// a watchdog renewing every 10 s: with the tests' 1.5 s one, a renewal on a busy
+		// machine could fall between the deletion and the release, find the loss first,
+		// and the release would then tell it instead of the pass
+		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES)
+			.leaseLostListener(lost::add)
+			.watchdogTimeout(Duration.ofSeconds(30)));
 		RedisSemaphore semaphore = client.getSemaphore(name, 1);
 		LockHandle holder = semaphore.acquire(Duration.ofSeconds(10), null);
 		CompletableFuture<LockHandle> waiter = semaphore.acquireAsync(Duration.ofSeconds(10), null);

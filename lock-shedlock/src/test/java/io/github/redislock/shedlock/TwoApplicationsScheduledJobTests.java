@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import io.github.redislock.shedlock.JobPeriods.Firing;
@@ -147,18 +148,18 @@ class TwoApplicationsScheduledJobTests {
 			.toList();
 		logger
 			.info("Periods whose firings all started " + LOCK_AT_LEAST_FOR.toMillis() + " ms late or more: " + stalled);
-		// Nor had a period whose previous run started lockAtLeastFor after that
-		// period's tick or later: its hold, counted from the acquisition, covered this
-		// period's firings (a scheduler late, or an acquisition slow, on a loaded
-		// machine).
-		List<Long> heldOver = recorded.stream()
-			.filter((run) -> run.entered() - jobPeriods.dueNanos(run.firing().app(), run.firing().index()) >= PERIOD
-				.minus(LOCK_AT_LEAST_FOR)
-				.toNanos())
-			.map((run) -> jobPeriods.periodOf(run.firing().app(), run.firing().index()) + 1)
-			.toList();
-		logger.info("Periods after a run that started " + PERIOD.minus(LOCK_AT_LEAST_FOR).toMillis()
-				+ " ms after its tick or later: " + heldOver);
+		// Nor had a period whose tick came before an earlier run's hold ended: that hold,
+		// lockAtLeastFor from the run's start, covered this period's firings (a scheduler
+		// late, or an acquisition slow, on a loaded machine). A run that started
+		// lockAtLeastFor before the next tick or later holds that tick over; one that
+		// started a period later still, the tick after it too.
+		List<Long> heldOver = recorded.stream().flatMap((run) -> {
+			long late = run.entered() - jobPeriods.dueNanos(run.firing().app(), run.firing().index());
+			long period = jobPeriods.periodOf(run.firing().app(), run.firing().index());
+			long ticksCovered = Math.max(0, (late + LOCK_AT_LEAST_FOR.toNanos()) / PERIOD.toNanos());
+			return LongStream.rangeClosed(1, ticksCovered).mapToObj((next) -> period + next);
+		}).toList();
+		logger.info("Periods whose tick came before an earlier run's hold ended: " + heldOver);
 		// And a period may run twice only when its second run began lockAtLeastFor after
 		// the first run's firing or later: the first hold began no sooner than that
 		// firing and the second no later than its run, so a second run any sooner is one

@@ -410,33 +410,13 @@ class LocalHandOffTests {
 		RedisLockClient client = this.clients
 			.newClient((builder) -> builder.maxLocalPasses(PASSES).leaseLostListener(lost::add));
 		RedisLock lock = client.getLock(name);
-		lock.lock();
-		CompletableFuture<Void> held = new CompletableFuture<>();
-		CompletableFuture<Void> unlockNow = new CompletableFuture<>();
-		CompletableFuture<@Nullable Throwable> passedUnlock = CompletableFuture.supplyAsync(() -> {
-			RedisLock passed = client.getLock(name);
-			passed.lock();
-			held.complete(null);
-			unlockNow.join();
-			try {
-				passed.unlock();
-				return null;
-			}
-			catch (RuntimeException ex) {
-				return ex;
-			}
-		}, (task) -> new Thread(task).start());
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
-		// passed on: Redis still names this thread as the owner
-		lock.unlock();
-		held.get(5, TimeUnit.SECONDS);
+		PassedHold passed = passToAnotherThread(client, lock);
 		redis.command("DEL", "lock:{" + name + "}");
 		LockTestClients.inspector(client).renewNow();
 		await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
 		// this thread takes the lock anew in Redis, as the owner the lost hold speaks as
 		assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
-		unlockNow.complete(null);
-		assertThat(passedUnlock.get(5, TimeUnit.SECONDS)).isInstanceOf(LeaseExpiredException.class);
+		assertThat(passed.unlock()).isInstanceOf(LeaseExpiredException.class);
 		assertThat(this.clients.newClient().getLock(name).tryLock()).as("another client, while this thread holds it")
 			.isFalse();
 		assertThat(lock.isHeldByCurrentThread()).isTrue();
@@ -450,26 +430,7 @@ class LocalHandOffTests {
 		String key = "lock:{" + name + "}";
 		RedisLockClient client = this.clients.newClient((builder) -> builder.maxLocalPasses(PASSES));
 		RedisLock lock = client.getLock(name);
-		lock.lock();
-		CompletableFuture<Void> held = new CompletableFuture<>();
-		CompletableFuture<Void> unlockNow = new CompletableFuture<>();
-		CompletableFuture<@Nullable Throwable> passedUnlock = CompletableFuture.supplyAsync(() -> {
-			RedisLock passed = client.getLock(name);
-			passed.lock();
-			held.complete(null);
-			unlockNow.join();
-			try {
-				passed.unlock();
-				return null;
-			}
-			catch (RuntimeException ex) {
-				return ex;
-			}
-		}, (task) -> new Thread(task).start());
-		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
-		// passed on: Redis still names this thread as the owner
-		lock.unlock();
-		held.get(5, TimeUnit.SECONDS);
+		PassedHold passed = passToAnotherThread(client, lock);
 		// What Redis holds when the lease was lost and this thread was granted the lock
 		// anew, under the owner id the passed hold speaks as, before the client saw the
 		// loss (the window between the release's check and its command): the same owner
@@ -481,9 +442,7 @@ class LocalHandOffTests {
 			.orElseThrow();
 		long newGrant = Long.parseLong(redis.command("HGET", key, "token")) + 1000;
 		redis.command("HSET", key, "token", Long.toString(newGrant));
-		unlockNow.complete(null);
-		assertThat(passedUnlock.get(5, TimeUnit.SECONDS)).as("the passed hold's unlock")
-			.isInstanceOf(LeaseExpiredException.class);
+		assertThat(passed.unlock()).as("the passed hold's unlock").isInstanceOf(LeaseExpiredException.class);
 		assertThat(redis.command("HGET", key, ownerField)).as("the new grant, still held").isEqualTo("1");
 		assertThat(redis.command("HGET", key, "token")).isEqualTo(Long.toString(newGrant));
 		redis.command("DEL", key);
@@ -750,6 +709,42 @@ class LocalHandOffTests {
 				lock.unlock();
 			}
 		}, (task) -> new Thread(task).start());
+	}
+
+	// This thread takes the lock in Redis and passes it on, without freeing it there, to
+	// another thread of the client, which holds it until told to unlock
+	private static PassedHold passToAnotherThread(RedisLockClient client, RedisLock lock) throws Exception {
+		lock.lock();
+		CompletableFuture<Void> held = new CompletableFuture<>();
+		CompletableFuture<Void> unlockNow = new CompletableFuture<>();
+		CompletableFuture<@Nullable Throwable> unlocked = CompletableFuture.supplyAsync(() -> {
+			RedisLock passed = client.getLock(lock.getName());
+			passed.lock();
+			held.complete(null);
+			unlockNow.join();
+			try {
+				passed.unlock();
+				return null;
+			}
+			catch (RuntimeException ex) {
+				return ex;
+			}
+		}, (task) -> new Thread(task).start());
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(client).waitingCount() == 1);
+		// passed on: Redis still names this thread as the owner
+		lock.unlock();
+		held.get(5, TimeUnit.SECONDS);
+		return new PassedHold(unlockNow, unlocked);
+	}
+
+	// a hold passed on to another thread, and what its unlock throws
+	private record PassedHold(CompletableFuture<Void> unlockNow, CompletableFuture<@Nullable Throwable> unlocked) {
+
+		@Nullable Throwable unlock() throws Exception {
+			this.unlockNow.complete(null);
+			return this.unlocked.get(5, TimeUnit.SECONDS);
+		}
+
 	}
 
 	private static void assertThatLeaseExpired(Runnable unlock) {

@@ -26,21 +26,19 @@ import org.jspecify.annotations.Nullable;
  * The locks of one call, taken all or none in the order given (sorted, so that two calls
  * needing the same locks cannot deadlock), within one shared wait, and released in
  * reverse order. A synchronous call's locks are owned by its thread (re-entrant); an
- * asynchronous call's by one {@link LockHandle} each, released from whichever thread
- * completes its result.
+ * asynchronous call's by one {@link LockHandle} each ({@link OfHandles}), released from
+ * whichever thread completes its result.
  */
-final class AcquiredLocks {
+sealed class AcquiredLocks permits AcquiredLocks.OfHandles {
 
 	// the categories users tune (docs/monitoring.md), as the client's own
 	private static final Log leaseLogger = LogFactory.getLog("io.github.redislock.lease");
 
 	private static final Log releaseLogger = LogFactory.getLog("io.github.redislock.release");
 
-	private static final AcquiredLocks NONE = new AcquiredLocks(List.of());
+	private final List<? extends Held> held;
 
-	private final List<Held> held;
-
-	private AcquiredLocks(List<Held> held) {
+	private AcquiredLocks(List<? extends Held> held) {
 		this.held = held;
 	}
 
@@ -52,13 +50,13 @@ final class AcquiredLocks {
 	 * wait was interrupted (the interrupt status is then set again)
 	 */
 	static AcquiredLocks forThread(RedisLockClient client, List<LockRequest> requests) {
-		return acquire(requests, (request) -> {
+		return new AcquiredLocks(AcquiredLocks.<Held>acquire(requests, (request) -> {
 			if (request.spec() instanceof LockSpec.ThreadOwned owned) {
 				RedisLock lock = owned.lock(client, request.name());
 				return lock.tryLock(request.waitTime(), request.leaseTime()) ? new ThreadHeld(lock) : null;
 			}
 			return handle(client, request);
-		});
+		}));
 	}
 
 	/**
@@ -67,24 +65,24 @@ final class AcquiredLocks {
 	 * @throws LockNotAcquiredException if a lock was not acquired within the wait, or the
 	 * wait was interrupted (the interrupt status is then set again)
 	 */
-	static AcquiredLocks forHandles(RedisLockClient client, List<LockRequest> requests) {
-		return acquire(requests, (request) -> handle(client, request));
+	static OfHandles forHandles(RedisLockClient client, List<LockRequest> requests) {
+		return new OfHandles(AcquiredLocks.<HandleHeld>acquire(requests, (request) -> handle(client, request)));
 	}
 
-	@Nullable private static Held handle(RedisLockClient client, LockRequest request) {
+	@Nullable private static HandleHeld handle(RedisLockClient client, LockRequest request) {
 		return request.tryAcquire(client).map(HandleHeld::new).orElse(null);
 	}
 
-	private static AcquiredLocks acquire(List<LockRequest> requests, Taker taker) {
+	private static <H extends Held> List<H> acquire(List<LockRequest> requests, Taker<H> taker) {
 		if (requests.isEmpty()) {
-			return NONE;
+			return List.of();
 		}
 		Duration waitTime = requests.get(0).waitTime();
 		long deadline = System.nanoTime() + waitTime.toNanos();
-		List<Held> acquired = new ArrayList<>(requests.size());
+		List<H> acquired = new ArrayList<>(requests.size());
 		for (LockRequest request : requests) {
 			String name = request.name();
-			Held held;
+			H held;
 			try {
 				held = taker.take(request.withWaitTime(Duration.ofNanos(Math.max(0, deadline - System.nanoTime()))));
 			}
@@ -104,7 +102,7 @@ final class AcquiredLocks {
 			}
 			acquired.add(held);
 		}
-		return new AcquiredLocks(acquired);
+		return acquired;
 	}
 
 	/**
@@ -182,88 +180,6 @@ final class AcquiredLocks {
 		}
 	}
 
-	/**
-	 * Releases every lock without blocking, all at once. Never fails: what went wrong is
-	 * logged and added to {@code failure} as {@link #release(Throwable)} does.
-	 * @param failure how the call's result completed, or {@code null} when it succeeded
-	 * @return completes once every release is answered, with the first lost lease (the
-	 * others suppressed in it) or {@code null}
-	 */
-	CompletableFuture<@Nullable LeaseExpiredException> releaseAsync(@Nullable Throwable failure, Duration holdAtLeast) {
-		List<CompletableFuture<@Nullable LeaseExpiredException>> releases = new ArrayList<>(this.held.size());
-		for (Held held : this.held) {
-			releases.add(held.releaseAsync(holdAtLeast)
-				.handle((released, releaseFailure) -> (releaseFailure != null)
-						? failedToRelease(unwrap(releaseFailure), failure, null) : null));
-		}
-		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).thenApply((all) -> {
-			LeaseExpiredException lost = null;
-			for (CompletableFuture<@Nullable LeaseExpiredException> release : releases) {
-				LeaseExpiredException expired = release.join();
-				if (expired != null) {
-					if (lost == null) {
-						lost = expired;
-					}
-					else {
-						lost.addSuppressed(expired);
-					}
-				}
-			}
-			return lost;
-		});
-	}
-
-	/**
-	 * Holds every lock until the call's result and the {@code nested} stages (calls that
-	 * share these locks) completed, however they completed, then releases them without
-	 * blocking.
-	 * @return completes as {@code result} did, once the locks are released: on a thread
-	 * of {@link CompletableFuture#defaultExecutor()}, never on one of the Redis client's
-	 * threads, since whoever continues from it may block; with a lost lease when
-	 * {@code ifLeaseLost} is {@link IfLeaseLost#THROW} and the result succeeded.
-	 * Cancelling it cancels {@code result}, and so releases the locks
-	 */
-	CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> result, CompletableFuture<Void> nested,
-			IfLeaseLost ifLeaseLost, Duration holdAtLeast, String method) {
-		CompletableFuture<Object> completion = new CompletableFuture<>();
-		// INTERRUPT: a lost lease cancels the call's stage, which then ends as below
-		LeaseLossWatch watch = (ifLeaseLost != IfLeaseLost.INTERRUPT) ? null
-				: LeaseLossWatch.start(leaseLosses(), (event) -> cancel(result));
-		result.whenComplete((value, resultFailure) -> {
-			Throwable failure = (resultFailure != null) ? unwrap(resultFailure) : null;
-			LeaseLostEvent stoppedBy = (watch != null) ? watch.end() : null;
-			nested.thenCompose((ignored) -> releaseAsync(failure, holdAtLeast)).thenAcceptAsync((lost) -> {
-				if (stoppedBy != null) {
-					completion.completeExceptionally(LeaseLossWatch.stopped(stoppedBy, method, failure));
-				}
-				else if (failure != null) {
-					completion.completeExceptionally(failure);
-				}
-				else if (lost != null && ifLeaseLost != IfLeaseLost.LOG) {
-					completion.completeExceptionally(lost);
-				}
-				else {
-					completion.complete(value);
-				}
-			}, completion.defaultExecutor());
-		});
-		completion.whenComplete((value, failure) -> {
-			if (completion.isCancelled()) {
-				cancel(result);
-			}
-		});
-		return completion;
-	}
-
-	private static void cancel(CompletionStage<?> result) {
-		try {
-			result.toCompletableFuture().cancel(false);
-		}
-		catch (UnsupportedOperationException ex) {
-			// a stage that cannot be cancelled from outside keeps the locks until it ends
-		}
-	}
-
 	@Nullable private static LeaseExpiredException failedToRelease(Throwable ex, @Nullable Throwable failure,
 			@Nullable LeaseExpiredException lostSoFar) {
 		// The engine's messages name the lock and say what happened. A lost lease is news
@@ -294,23 +210,122 @@ final class AcquiredLocks {
 		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
-	@FunctionalInterface
-	private interface Taker {
+	/**
+	 * The locks of an asynchronous call: handles, which any thread may release, so that
+	 * they can also be released without blocking once the call's result completes.
+	 */
+	static final class OfHandles extends AcquiredLocks {
 
-		@Nullable Held take(LockRequest request) throws InterruptedException;
+		private final List<HandleHeld> handles;
+
+		private OfHandles(List<HandleHeld> handles) {
+			super(handles);
+			this.handles = handles;
+		}
+
+		/**
+		 * Releases every lock without blocking, all at once. Never fails: what went wrong
+		 * is logged and added to {@code failure} as {@link #release(Throwable)} does.
+		 * @param failure how the call's result completed, or {@code null} when it
+		 * succeeded
+		 * @return completes once every release is answered, with the first lost lease
+		 * (the others suppressed in it) or {@code null}
+		 */
+		private CompletableFuture<@Nullable LeaseExpiredException> releaseAsync(@Nullable Throwable failure,
+				Duration holdAtLeast) {
+			List<CompletableFuture<@Nullable LeaseExpiredException>> releases = new ArrayList<>(this.handles.size());
+			for (HandleHeld held : this.handles) {
+				releases.add(held.handle()
+					.releaseAsync(holdAtLeast)
+					.handle((released, releaseFailure) -> (releaseFailure != null)
+							? failedToRelease(unwrap(releaseFailure), failure, null) : null));
+			}
+			return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).thenApply((all) -> {
+				LeaseExpiredException lost = null;
+				for (CompletableFuture<@Nullable LeaseExpiredException> release : releases) {
+					LeaseExpiredException expired = release.join();
+					if (expired != null) {
+						if (lost == null) {
+							lost = expired;
+						}
+						else {
+							lost.addSuppressed(expired);
+						}
+					}
+				}
+				return lost;
+			});
+		}
+
+		/**
+		 * Holds every lock until the call's result and the {@code nested} stages (calls
+		 * that share these locks) completed, however they completed, then releases them
+		 * without blocking.
+		 * @return completes as {@code result} did, once the locks are released: on a
+		 * thread of {@link CompletableFuture#defaultExecutor()}, never on one of the
+		 * Redis client's threads, since whoever continues from it may block; with a lost
+		 * lease when {@code ifLeaseLost} is {@link IfLeaseLost#THROW} and the result
+		 * succeeded. Cancelling it cancels {@code result}, and so releases the locks
+		 */
+		CompletableFuture<Object> releaseOnCompletion(CompletionStage<?> result, CompletableFuture<Void> nested,
+				IfLeaseLost ifLeaseLost, Duration holdAtLeast, String method) {
+			CompletableFuture<Object> completion = new CompletableFuture<>();
+			// INTERRUPT: a lost lease cancels the call's stage, which then ends as below
+			LeaseLossWatch watch = (ifLeaseLost != IfLeaseLost.INTERRUPT) ? null
+					: LeaseLossWatch.start(leaseLosses(), (event) -> cancel(result));
+			result.whenComplete((value, resultFailure) -> {
+				Throwable failure = (resultFailure != null) ? unwrap(resultFailure) : null;
+				LeaseLostEvent stoppedBy = (watch != null) ? watch.end() : null;
+				nested.thenCompose((ignored) -> releaseAsync(failure, holdAtLeast)).thenAcceptAsync((lost) -> {
+					if (stoppedBy != null) {
+						completion.completeExceptionally(LeaseLossWatch.stopped(stoppedBy, method, failure));
+					}
+					else if (failure != null) {
+						completion.completeExceptionally(failure);
+					}
+					else if (lost != null && ifLeaseLost != IfLeaseLost.LOG) {
+						completion.completeExceptionally(lost);
+					}
+					else {
+						completion.complete(value);
+					}
+				}, completion.defaultExecutor());
+			});
+			completion.whenComplete((value, failure) -> {
+				if (completion.isCancelled()) {
+					cancel(result);
+				}
+			});
+			return completion;
+		}
+
+		private static void cancel(CompletionStage<?> result) {
+			try {
+				result.toCompletableFuture().cancel(false);
+			}
+			catch (UnsupportedOperationException ex) {
+				// a stage that cannot be cancelled from outside keeps the locks until it
+				// ends
+			}
+		}
+
+	}
+
+	@FunctionalInterface
+	private interface Taker<H extends Held> {
+
+		@Nullable H take(LockRequest request) throws InterruptedException;
 
 	}
 
 	/** One lock this call took, however it is owned. */
-	private interface Held {
+	private sealed interface Held permits ThreadHeld, HandleHeld {
 
 		long fencingToken();
 
 		CompletionStage<LeaseLostEvent> leaseLost();
 
 		void release(Duration holdAtLeast);
-
-		CompletableFuture<Void> releaseAsync(Duration holdAtLeast);
 
 	}
 
@@ -336,12 +351,6 @@ final class AcquiredLocks {
 			}
 		}
 
-		@Override
-		public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
-			// only its own thread can release a thread-owned lock
-			throw new UnsupportedOperationException("A thread-owned lock is released by its thread");
-		}
-
 	}
 
 	private record HandleHeld(LockHandle handle) implements Held {
@@ -359,11 +368,6 @@ final class AcquiredLocks {
 		@Override
 		public void release(Duration holdAtLeast) {
 			this.handle.release(holdAtLeast);
-		}
-
-		@Override
-		public CompletableFuture<Void> releaseAsync(Duration holdAtLeast) {
-			return this.handle.releaseAsync(holdAtLeast);
 		}
 
 	}

@@ -177,7 +177,7 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 						owner.operation().describeMethod() + ", which calls it, holds it until it returns");
 			}
 		}
-		AcquiredLocks locks;
+		AcquiredLocks.OfHandles locks;
 		try {
 			locks = AcquiredLocks.forHandles(this.lockClient.get(), operation.requests(toTake, started));
 		}
@@ -214,8 +214,8 @@ public class LockInterceptor implements MethodInterceptor, BeanFactoryAware, Sma
 
 	// no stage to wait for: release now, as a synchronous method would, unless nested
 	// calls sharing these locks still run; they keep them until they completed
-	private static void releaseWithoutResult(AcquiredLocks locks, LockScope scope, @Nullable Throwable failure,
-			Duration holdAtLeast) {
+	private static void releaseWithoutResult(AcquiredLocks.OfHandles locks, LockScope scope,
+			@Nullable Throwable failure, Duration holdAtLeast) {
 		if (scope.hasJoined()) {
 			locks.releaseOnCompletion(
 					(failure != null) ? CompletableFuture.failedFuture(failure)

@@ -179,6 +179,10 @@ final class LockReleases {
 	 * granted the lock since to that first owner, a thread of this client taking it anew
 	 * under the same owner id, and a release in that name would free the new hold. What
 	 * the lost run left in Redis ends with its lease, which nobody renews.
+	 * <p>
+	 * The release scripts refuse such a release on their own (the {@link Grant}'s token
+	 * no longer matches the hash's): this check only spares the round trip when the loss
+	 * is already known here, and is not what keeps the new hold safe.
 	 */
 	private static boolean speaksForAnotherOwnerAfterLoss(Hold hold) {
 		return hold.isLost() && !hold.redisOwner().equals(hold.owner());

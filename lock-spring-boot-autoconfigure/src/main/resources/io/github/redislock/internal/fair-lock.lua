@@ -37,10 +37,8 @@ if free then
   -- its turn: nobody queued, or it is first in the queue; or it does not wait: the order is for
   -- waiters, and a tryLock() takes a lock nobody holds, as java.util.concurrent's fair tryLock() barges in
   if not head or head == ARGV[2] or ARGV[4] ~= '1' then
-    -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
-    local last = tonumber(redis.call('get', KEYS[4]) or '0')
-    local token = math.max(last + 1, micros)
-    redis.call('set', KEYS[4], token)
+    -- the slot's clock (see reserve() in prelude.lua)
+    local token = reserve(KEYS[4], micros, 1)
     redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token)
     redis.call('pexpire', KEYS[1], lease)
     if head then

@@ -79,14 +79,9 @@ if ttl ~= NO_KEY then
     end
   end
 end
--- The token is a hybrid logical clock (docs/design/fencing-and-sharded-pubsub.md): at least the
--- server's time in microseconds, so a counter lost (restart, FLUSHALL, eviction) or stale (a promoted
--- replica) starts above every earlier token; and above the counter, so it never goes back on one server.
--- The counter is set to the last token reserved. Kept a number: tostring() or .. would round it (%.14g).
+-- the token, and those reserved for passes, from the slot's clock (see reserve() in prelude.lua)
 local _, micros = clock()
-local last = tonumber(redis.call('get', KEYS[2]) or '0')
-local token = math.max(last + 1, micros)
-redis.call('set', KEYS[2], token + tonumber(ARGV[4]) - 1)
+local token = reserve(KEYS[2], micros, tonumber(ARGV[4]))
 redis.call('hset', KEYS[1], ARGV[2], 1, 'token', token, 'client', client)
 redis.call('pexpire', KEYS[1], ARGV[1])
 return token

@@ -43,9 +43,7 @@ if fields[2] then
   return 0
 end
 redis.call('pexpire', KEYS[1], ARGV[4])
--- the block's tokens come from the slot's clock as a grant's do (see lock.lua)
+-- the block's tokens come from the slot's clock as a grant's do (see reserve() in prelude.lua)
 local _, micros = clock()
-local last = tonumber(redis.call('get', KEYS[2]) or '0')
-local token = math.max(last + 1, micros)
-redis.call('set', KEYS[2], token + tonumber(ARGV[2]) - 1)
+local token = reserve(KEYS[2], micros, tonumber(ARGV[2]))
 return token

@@ -7,6 +7,7 @@
 --   clock(): the server's time, read only where a script calls it, so that a script that needs no
 --     time sends no TIME (a value computed here would cost every script a TIME);
 --   publish(sharded, channel, message): announces on the lock's channel, sharded or not;
+--   reserve(counter, micros, count): the first of count fencing tokens taken from the slot's clock;
 --   the reply codes the scripts share, each named once here and decoded once in Java.
 -- What a script takes arrives the same way from every kind (ScriptCalls): its keys in KEYS, a channel
 -- whole in ARGV (never a key), the owner, numbers and flags ('1' or '0') as their decimal text.
@@ -29,6 +30,29 @@ local function clock()
   local time = redis.call('time')
   local seconds, micros = tonumber(time[1]), tonumber(time[2])
   return seconds * 1000 + math.floor(micros / 1000), seconds * 1000000 + micros
+end
+-- The fencing clock (docs/design/fencing-and-sharded-pubsub.md): a token is a hybrid logical clock, at
+-- least the server's time in microseconds, so that a counter lost (restart, FLUSHALL, eviction) or stale
+-- (a promoted replica) starts above every earlier token, and above the counter, so that it never goes back
+-- on one server. counter: the slot's clock key, set to the last token reserved; micros: clock()'s second
+-- value; count: how many tokens to reserve (>= 1). Returns the first, max(counter + 1, micros).
+-- Kept numbers: tostring() or .. would round them (%.14g).
+local function reserve(counter, micros, count)
+  local last
+  if redis.REDIS_VERSION_NUM then
+    -- Redis 7 (the first to tell its version to scripts) has SET ... GET: one command writes the clock's
+    -- new value and reads the old, which is all it takes while the clock is ahead of the counter (tokens
+    -- are issued less often than once a microsecond, and the clock did not step back)
+    last = tonumber(redis.call('set', counter, micros + count - 1, 'get') or '0')
+    if last < micros then
+      return micros
+    end
+  else
+    last = tonumber(redis.call('get', counter) or '0')
+  end
+  local token = math.max(last + 1, micros)
+  redis.call('set', counter, token + count - 1)
+  return token
 end
 -- sharded: the script's argument that says how to announce ('1': SPUBLISH, sharded pub/sub on a Redis
 -- Cluster; else PUBLISH); channel: taken whole from ARGV (a channel is never a key, see ScriptKeysTests)

@@ -19,11 +19,8 @@ local held = redis.call('zcard', KEYS[1])
 -- the owner is already a member only when an earlier attempt of this acquisition was granted but its reply
 -- never arrived: it takes its permit over, whatever the count
 if held < tonumber(ARGV[3]) or redis.call('zscore', KEYS[1], ARGV[2]) then
-  -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter,
-  -- which is set to the last token reserved
-  local last = tonumber(redis.call('get', KEYS[2]) or '0')
-  local token = math.max(last + 1, micros)
-  redis.call('set', KEYS[2], token + tonumber(ARGV[4]) - 1)
+  -- the slot's clock (see reserve() in prelude.lua)
+  local token = reserve(KEYS[2], micros, tonumber(ARGV[4]))
   redis.call('zadd', KEYS[1], now + lease, ARGV[2])
   -- the key lives until the latest lease end, so that it is gone once every holder is
   if held == 0 or redis.call('pttl', KEYS[1]) < lease then

@@ -13,8 +13,6 @@ local score = redis.call('zscore', KEYS[1], ARGV[1])
 if not score or tonumber(score) <= now then
   return NOT_HELD
 end
--- the slot's clock, as a grant takes it (see lock.lua)
-local last = tonumber(redis.call('get', KEYS[2]) or '0')
-local token = math.max(last + 1, micros)
-redis.call('set', KEYS[2], token + tonumber(ARGV[2]) - 1)
+-- the slot's clock, as a grant takes it (see reserve() in prelude.lua)
+local token = reserve(KEYS[2], micros, tonumber(ARGV[2]))
 return token

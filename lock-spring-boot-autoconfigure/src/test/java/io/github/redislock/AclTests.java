@@ -246,6 +246,9 @@ class AclTests {
 			.atMost(Duration.ofSeconds(3))
 			.until(lock::isHeldByCurrentThread);
 		assertThat(inspector.kindState(LockType.EXCLUSIVE, name).holders()).hasSize(1);
+		// the locks endpoint's read of the fencing counter (GET): the grants of Redis 7
+		// write and read it with SET ... GET alone
+		assertThat(inspector.fencingCounter(name).value()).isPositive();
 		assertThat(inspector.remainingLeaseMillis(List.of("lock:{" + name + "}")).get(0)).isPositive();
 		lock.unlock();
 		try {

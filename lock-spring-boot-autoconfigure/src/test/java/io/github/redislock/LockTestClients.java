@@ -58,12 +58,14 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 
 	private LockTestClients(Supplier<LettuceConnectionFactory> connectionFactories) {
 		this.connectionFactories = connectionFactories;
-		this.serverRunning = () -> false;
+		// the test made its topology to be used: it answers when a client is made
+		this.serverRunning = () -> true;
 	}
 
 	/**
-	 * Clients of a topology the test starts itself (a Cluster, Sentinel), read when the
-	 * first client is made.
+	 * Clients of a topology the test starts itself (a Cluster, Sentinel, a Redis with an
+	 * ACL user), read when the first client is made, and running then: each client is
+	 * handed out once a call of it has got through.
 	 * @param configuration where the topology is
 	 * @param commandTimeout how long a command may take before it fails
 	 */

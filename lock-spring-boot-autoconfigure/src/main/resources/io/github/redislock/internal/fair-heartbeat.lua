@@ -8,7 +8,7 @@
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the owners no longer queued (dropped as gone): they must ask again, at the back of the queue.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now = clock()
 local alive = tonumber(ARGV[1])
 local missing = {}

@@ -13,7 +13,7 @@
 -- (its holder died), so this only bounds what a lost message costs
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now, micros = clock()
 local lease = tonumber(ARGV[1])
 local alive = tonumber(ARGV[5])

@@ -8,7 +8,7 @@
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), NOT_HELD (-1) when this owner
 -- holds no lock here.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return NOT_HELD
 end
@@ -17,12 +17,7 @@ if left > 0 then
   redis.call('hset', KEYS[1], ARGV[1], left)
   return left
 end
--- the keep ends on this server's clock when the grant's time is known (see unlock.lua)
-local keep = tonumber(ARGV[4])
-if keep > 0 and tonumber(ARGV[5]) > 0 then
-  local _, micros = clock()
-  keep = math.min(keep, math.ceil((tonumber(ARGV[5]) - micros) / 1000))
-end
+local keep = keepFor(ARGV[4], ARGV[5])
 if keep > 0 then
   -- kept for nobody, not even this owner, until it expires (see unlock.lua); the next waiter, named
   -- below, is told how long that is (see fair-lock.lua) and takes it then

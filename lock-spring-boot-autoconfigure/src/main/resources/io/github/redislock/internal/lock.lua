@@ -15,7 +15,7 @@
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
 -- A grant's token is the first reserved one; the wait is the holder's remaining lease.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local client = string.sub(ARGV[2], 1, string.find(ARGV[2], ':', 1, true))
 -- (no local function for the grant: creating its closure on every call costs more than the
 -- grant's few lines written once)

@@ -16,7 +16,7 @@
 -- ARGV[6] = 1 the lock is freed for the other clients (its own threads must wait for them or for
 -- ARGV[5]) and they are told ('yielded:<client>' on the channel), else nothing changed; NOT_HELD (-1) when the
 -- owner no longer holds the lock, or holds another grant than ARGV[8].
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local fields = redis.call('hmget', KEYS[1], ARGV[1], 'contended', 'token')
 -- the token compared as numbers, as unlock.lua does
 if not fields[1] or (ARGV[8] ~= '0' and tonumber(fields[3]) ~= tonumber(ARGV[8])) then

@@ -8,6 +8,7 @@
 --     time sends no TIME (a value computed here would cost every script a TIME);
 --   publish(sharded, channel, message): announces on the lock's channel, sharded or not;
 --   reserve(counter, micros, count): the first of count fencing tokens taken from the slot's clock;
+--   keepFor(keep, endsAt, micros): how long a lock released before its minimum hold stays kept for nobody;
 --   the reply codes the scripts share, each named once here and decoded once in Java.
 -- What a script takes arrives the same way from every kind (ScriptCalls): its keys in KEYS, a channel
 -- whole in ARGV (never a key), the owner, numbers and flags ('1' or '0') as their decimal text.
@@ -53,6 +54,22 @@ local function reserve(counter, micros, count)
   local token = math.max(last + 1, micros)
   redis.call('set', counter, token + count - 1)
   return token
+end
+-- holdAtLeast: keep, the milliseconds the client asks a release to keep the lock for nobody, runs from now,
+-- but the client counted it from when the grant's reply reached it: kept that long, the lock would stay taken
+-- a round trip past the minimum hold. endsAt, the server's time (microseconds) at which the minimum hold ends,
+-- counted from the grant ('0' when unknown: the keep stands), ends it on this server's clock. micros: the
+-- server's time if the script read it already, else nil. Returns milliseconds; not kept unless > 0.
+local function keepFor(keep, endsAt, micros)
+  keep = tonumber(keep)
+  if keep > 0 and tonumber(endsAt) > 0 then
+    if not micros then
+      local _
+      _, micros = clock()
+    end
+    keep = math.min(keep, math.ceil((tonumber(endsAt) - micros) / 1000))
+  end
+  return keep
 end
 -- sharded: the script's argument that says how to announce ('1': SPUBLISH, sharded pub/sub on a Redis
 -- Cluster; else PUBLISH); channel: taken whole from ARGV (a channel is never a key, see ScriptKeysTests)

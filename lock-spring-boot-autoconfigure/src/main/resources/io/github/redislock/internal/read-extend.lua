@@ -2,7 +2,7 @@
 -- KEYS[1] the lock hash, KEYS[2] the readers' lease ends (see read-lock.lua)
 -- ARGV[1] owner, ARGV[2] the new remaining lease in milliseconds
 -- Returns 1 when the owner reads (its lease is set), 0 when it does not.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 if redis.call('hexists', KEYS[1], 'r:' .. ARGV[1]) == 0 then
   return 0
 end

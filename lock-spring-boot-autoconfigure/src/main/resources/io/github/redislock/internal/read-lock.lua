@@ -13,7 +13,7 @@
 -- A grant's token is the read phase's.
 -- A reader's token is the slot's clock when the read phase began: every write granted before the
 -- read has a token at most that, every write granted after it a greater one.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now, micros = clock()
 local lease = tonumber(ARGV[1])
 local field = 'r:' .. ARGV[2]

@@ -3,7 +3,7 @@
 -- KEYS[2i - 1] the i-th hold's lock hash, KEYS[2i] its readers' lease ends (see read-lock.lua)
 -- ARGV[1] the lease in milliseconds; ARGV[i + 1] the i-th hold's field in the hash, "r:<owner>"
 -- Returns the 1-based positions of the holds no longer held (their renewal stops).
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local lease = tonumber(ARGV[1])
 local now
 local lost = {}

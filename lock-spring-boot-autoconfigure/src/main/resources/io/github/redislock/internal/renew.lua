@@ -3,7 +3,7 @@
 -- KEYS[i] the i-th hold's lock hash
 -- ARGV[1] the lease in milliseconds; ARGV[i + 1] the i-th hold's owner, its field in the hash
 -- Returns the 1-based positions of the holds no longer held (their renewal stops).
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local lease = ARGV[1]
 local lost = {}
 for i = 1, #KEYS do

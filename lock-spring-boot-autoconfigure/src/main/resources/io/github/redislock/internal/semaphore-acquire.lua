@@ -9,7 +9,7 @@
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus
 -- how long to wait at most before asking again (ms; < 0): until the earliest lease end, when a permit comes
 -- back without a release message if its holder died.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now, micros = clock()
 local lease = tonumber(ARGV[1])
 -- holders whose lease has passed (their process died, or stopped renewing) give their permit back here;

@@ -2,7 +2,7 @@
 -- KEYS[1] the semaphore (see semaphore-acquire.lua); ARGV[1] owner, ARGV[2] the new remaining lease in ms,
 -- ARGV[3] 1 to announce with SPUBLISH (sharded pub/sub), else PUBLISH, ARGV[4] its release channel
 -- Returns 1 when the owner holds a permit (its lease is set), 0 when it does not.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now = clock()
 local score = redis.call('zscore', KEYS[1], ARGV[1])
 if not score or tonumber(score) <= now then

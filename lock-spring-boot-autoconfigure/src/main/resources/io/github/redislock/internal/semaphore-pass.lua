@@ -7,7 +7,7 @@
 -- ARGV[1] the permit's member, ARGV[2] how many fencing tokens to reserve (1)
 -- Returns the fencing token (> 0) when the member still holds its permit; NOT_HELD (-1) when it does not (its
 -- lease passed, or the semaphore was force-released): the permit is then nobody's, and is not passed.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now, micros = clock()
 local score = redis.call('zscore', KEYS[1], ARGV[1])
 if not score or tonumber(score) <= now then

@@ -2,7 +2,7 @@
 -- KEYS[1] the semaphore; ARGV[1] an owner whose lease to read, or '' for every holder
 -- Returns, for an owner: what is left of its lease in ms, or NO_KEY (-2) when it holds no permit; for every holder:
 -- a flat list of member, ms left of its lease, for the holders whose lease has not passed.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now = clock()
 if ARGV[1] ~= '' then
   local score = redis.call('zscore', KEYS[1], ARGV[1])

@@ -8,7 +8,7 @@
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns, as every release script (see LockReply): 0 when the permit was given back (or is kept for
 -- nobody), NOT_HELD (-1) when this owner holds none here (its lease ran out, or the semaphore was force-released).
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now, micros = clock()
 local score = redis.call('zscore', KEYS[1], ARGV[1])
 if not score then
@@ -19,11 +19,7 @@ if tonumber(score) <= now then
   -- its lease had passed: the permit was already everybody's
   return NOT_HELD
 end
-local keep = tonumber(ARGV[3])
-if keep > 0 and tonumber(ARGV[5]) > 0 then
-  -- ends on this server's clock, not a round trip later (see unlock.lua)
-  keep = math.min(keep, math.ceil((tonumber(ARGV[5]) - micros) / 1000))
-end
+local keep = keepFor(ARGV[3], ARGV[5], micros)
 if keep > 0 then
   -- kept for nobody, under a name no owner has, until it expires
   redis.call('zadd', KEYS[1], now + keep, 'kept:' .. ARGV[1])

@@ -2,7 +2,7 @@
 -- KEYS[i] the i-th hold's semaphore (see semaphore-acquire.lua)
 -- ARGV[1] the lease in milliseconds; ARGV[i + 1] the i-th hold's owner
 -- Returns the 1-based positions of the holds no longer held (their renewal stops).
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now = clock()
 local lease = tonumber(ARGV[1])
 local lost = {}

@@ -19,7 +19,7 @@
 -- Returns the holds left (> 0), 0 when the lock became free (or is kept for nobody), NOT_HELD (-1) when this owner
 -- holds no lock here (its lease ran out, or the lock was force-unlocked), or not the grant ARGV[9] names.
 -- one read for every field the release looks at: the owner's, whether another client waits, the grant's token
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local fields = redis.call('hmget', KEYS[1], ARGV[1], 'contended', 'token')
 if not fields[1] then
   return NOT_HELD
@@ -39,13 +39,7 @@ end
 -- The markers below are made from the lock field by field, never after deleting it (they keep its
 -- token): while its Cluster slot migrates, a key that went missing during the script could not be
 -- written again on this node.
--- ARGV[4] runs from now, and the client counted it from when the grant's reply reached it: kept that long,
--- the lock would stay taken a round trip past the minimum hold. ARGV[8] ends it on this server's clock.
-local keep = tonumber(ARGV[4])
-if keep > 0 and tonumber(ARGV[8]) > 0 then
-  local _, micros = clock()
-  keep = math.min(keep, math.ceil((tonumber(ARGV[8]) - micros) / 1000))
-end
+local keep = keepFor(ARGV[4], ARGV[8])
 if keep > 0 then
   -- kept for nobody: no owner can release or re-enter it, not even this one; it ends with its expiry.
   -- Waiters are told, so that they sleep until then rather than until the old lease's end.

@@ -13,7 +13,7 @@
 -- A channel is an argument, not a key (see unlock.lua).
 -- Returns 1 when the owner was counted in, else 0 (it never marked the lock, or the lock was freed or
 -- taken anew since).
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 if redis.call('hdel', KEYS[1], 'w:' .. ARGV[1]) == 0 then
   return 0
 end

@@ -6,7 +6,7 @@
 -- keeps new readers out (ms; the writer renews it by asking again), ARGV[6] the longest wait to answer (ms)
 -- Returns, as every acquire script (see LockReply): the fencing token (> 0) when acquired; when busy, minus how
 -- long to wait at most before asking again (ms; < 0), or 0 when no time is known (a holder key without expiry).
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local now, micros = clock()
 local lease = tonumber(ARGV[1])
 local field = 'w:' .. ARGV[2]

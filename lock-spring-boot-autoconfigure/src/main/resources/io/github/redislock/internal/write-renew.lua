@@ -4,7 +4,7 @@
 -- ARGV[1] the lease in milliseconds; ARGV[i + 1] the i-th hold's field in the hash, "w:<owner>"
 -- Returns the 1-based positions of the holds no longer held (their renewal stops).
 -- The hash is shared with the readers: it outlives the longest lease, never shortened for one owner.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local lease = tonumber(ARGV[1])
 local lost = {}
 for i = 1, #KEYS do

@@ -7,7 +7,7 @@
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when this owner no longer writes, NOT_HELD (-1) when it held no write hold here.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local field = 'w:' .. ARGV[1]
 if redis.call('hexists', KEYS[1], field) == 0 then
   return NOT_HELD

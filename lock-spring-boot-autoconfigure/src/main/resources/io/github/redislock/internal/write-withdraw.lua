@@ -6,7 +6,7 @@
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns 1 when its mark was there, else 0.
--- Begins with prelude.lua: the replication guard, clock(), publish() and the shared reply codes.
+-- Begins with prelude.lua: the replication guard, its functions (clock(), reserve(), ...) and the reply codes.
 local marks = redis.call('zcard', KEYS[1])
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
   return 0

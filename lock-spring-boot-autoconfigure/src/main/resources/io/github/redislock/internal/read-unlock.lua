@@ -2,10 +2,11 @@
 -- KEYS[1] the lock hash, KEYS[2] the readers' lease ends
 -- ARGV[1] owner, ARGV[2] the read holds this owner believes it has, ARGV[3] 1 to announce with SPUBLISH
 -- (sharded pub/sub), else PUBLISH, ARGV[4] the channel writers wait on,
--- ARGV[5] milliseconds the read must stay taken after the owner's last read hold (holdAtLeast), 0 for
--- none: then writers are kept out until that has passed (field "kept-read", see read-lock.lua); other
--- readers may come in. Counted from the release: a reader's token is its read phase's, which may have
--- begun long before this reader's grant, so that no end on the server's clock can be derived from it
+-- ARGV[5] milliseconds left of the read's minimum hold (holdAtLeast) after the owner's last read hold, as
+-- the client counted it from the grant's reply, 0 for none: writers are kept out for that long from now
+-- (field "kept-read", see read-lock.lua); other readers may come in. No end on the server's clock is
+-- passed, as write-unlock.lua takes one: a reader's token is its read phase's, which may have begun long
+-- before this reader's grant
 -- A channel is an argument, not a key: a channel is never a key, and a Redis Cluster slot being migrated
 -- answers TRYAGAIN to a script that declares keys of which some exist and some do not.
 -- Returns the holds left (> 0), 0 when this owner no longer reads, NOT_HELD (-1) when it held no read hold here.

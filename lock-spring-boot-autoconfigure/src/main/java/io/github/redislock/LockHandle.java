@@ -110,9 +110,6 @@ public interface LockHandle extends AutoCloseable {
 	 * @throws IllegalMonitorStateException as {@link #release()} does
 	 * @throws LeaseExpiredException as {@link #release()} does
 	 * @throws RedisLockException as {@link #release()} does
-	 * @throws UnsupportedOperationException if {@code holdAtLeast} is positive and the
-	 * handle holds a read or write lock of a {@link RedisReadWriteLock} (not yet
-	 * supported there); the handle still holds the lock
 	 * @since 0.1.0
 	 */
 	void release(Duration holdAtLeast);

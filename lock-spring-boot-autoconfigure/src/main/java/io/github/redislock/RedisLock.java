@@ -143,14 +143,13 @@ public interface RedisLock extends Lock {
 	 * first acquisition), the lock stays taken, for nobody, until that much time has
 	 * passed. Meant for jobs that several instances start on their own clocks: a short
 	 * run keeps the others from running the same slot again. The lock is only kept if
-	 * this thread still held it; a lock someone else holds is never extended.
+	 * this thread still held it; a lock someone else holds is never extended. The write
+	 * lock of a {@link RedisReadWriteLock} is kept from readers and writers, its read
+	 * lock from writers only (see there).
 	 * @param holdAtLeast how long the lock stays taken in all, from its acquisition
 	 * @throws LeaseExpiredException as {@link #unlock()} does
 	 * @throws IllegalMonitorStateException as {@link #unlock()} does
 	 * @throws RedisLockException as {@link #unlock()} does
-	 * @throws UnsupportedOperationException if {@code holdAtLeast} is positive and this
-	 * is the read or write lock of a {@link RedisReadWriteLock} (not yet supported
-	 * there); the lock is still held
 	 * @since 0.1.0
 	 */
 	void unlock(Duration holdAtLeast);

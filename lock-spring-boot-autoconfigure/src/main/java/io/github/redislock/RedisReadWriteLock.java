@@ -50,10 +50,20 @@ import org.jspecify.annotations.Nullable;
  * a read that started before the last write it has seen.
  *
  * <p>
- * Not supported yet: {@link RedisLock#unlock(java.time.Duration)} with a
- * {@code holdAtLeast}, and the passing of a lock between threads of one client without
- * freeing it in Redis (every release goes to Redis). {@link RedisLock#forceUnlock()} on
- * either lock frees the whole read/write lock.
+ * <b>Minimum hold.</b> {@link RedisLock#unlock(java.time.Duration)} with a
+ * {@code holdAtLeast}: a write released sooner keeps the lock for nobody until then, so
+ * that no other owner reads or writes (an owner that downgraded reads on, and may still
+ * re-enter its read); a read released sooner keeps writers out until then, while other
+ * readers may come in. The waiters are told when the minimum ends and get the lock then,
+ * without waiting for a lease. A write's minimum ends on Redis' clock at its grant plus
+ * the minimum; what is left of a read's, counted by the client from the grant's reply,
+ * runs from the release (a read's token is its phase's and tells nothing of when this
+ * reader was granted).
+ *
+ * <p>
+ * Not supported yet: the passing of a lock between threads of one client without freeing
+ * it in Redis (every release goes to Redis). {@link RedisLock#forceUnlock()} on either
+ * lock frees the whole read/write lock.
  *
  * <p>
  * Instances hold no state: obtain one from {@link RedisLockClient#getReadWriteLock}

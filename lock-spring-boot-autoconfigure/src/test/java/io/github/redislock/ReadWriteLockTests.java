@@ -457,17 +457,6 @@ class ReadWriteLockTests {
 	}
 
 	@Test
-	void holdAtLeastIsRefusedWithoutLosingTheHold() {
-		RedisReadWriteLock lock = this.clients.newClient().getReadWriteLock(LockTestClients.uniqueName());
-		lock.readLock().lock();
-		assertThatExceptionOfType(UnsupportedOperationException.class)
-			.isThrownBy(() -> lock.readLock().unlock(Duration.ofSeconds(1)))
-			.withMessageContaining(lock.getName());
-		assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
-		lock.readLock().unlock();
-	}
-
-	@Test
 	void aReadWriteLockAndTheExclusiveLockOfTheSameNameAreIndependent() {
 		RedisLockClient client = this.clients.newClient();
 		String name = LockTestClients.uniqueName();

@@ -128,9 +128,11 @@ public @interface DistributedLock {
 	 * How long the lock stays taken at least, counted from its acquisition, in the same
 	 * format as {@link #waitTime()}: a call that ends sooner leaves the lock taken, for
 	 * nobody, until then, so that a short run is not repeated by an instance whose clock
-	 * is behind. Only a lock the call still holds is kept. Empty: released when the call
-	 * ends, except on a {@code @Scheduled} method, whose lock is kept for the rest of its
-	 * tick (see above). {@code 0}: released when the call ends.
+	 * is behind. Only a lock the call still holds is kept; a {@code WRITE} lock is kept
+	 * from readers and writers, a {@code READ} lock from writers only (see
+	 * {@link LockMode}). Empty: released when the call ends, except on a
+	 * {@code @Scheduled} method, whose lock is kept for the rest of its tick (see above).
+	 * {@code 0}: released when the call ends.
 	 * @since 0.1.0
 	 */
 	String holdAtLeast() default "";

@@ -19,15 +19,23 @@ public enum LockMode {
 	 * never with a {@code WRITE} one. A method holding it cannot call a {@code WRITE}
 	 * method on the same name (the upgrade throws {@link IllegalMonitorStateException} at
 	 * once). A method returning a {@code CompletionStage} holds it, by a handle, until
-	 * that completes, as does one returning {@code Mono} or {@code Flux}. Not allowed
-	 * with {@code holdAtLeast} yet: start-up fails saying so.
+	 * that completes, as does one returning {@code Mono} or {@code Flux}. With
+	 * {@code holdAtLeast}, a call that ends sooner keeps writers out until the minimum
+	 * has passed since its acquisition; other readers still come in. Not allowed on a
+	 * {@code @Scheduled} method: shared, it would let every instance run each tick, and
+	 * the read kept after each run would keep writers out most of the time; start-up
+	 * fails saying so.
 	 */
 	READ,
 
 	/**
 	 * The write lock of the name's read/write lock: one caller, while nobody reads. A
 	 * method holding it may call a {@code READ} method on the same name (a downgrade).
-	 * Same restrictions as {@link #READ}.
+	 * With {@code holdAtLeast}, a call that ends sooner keeps the lock for nobody until
+	 * the minimum has passed: no other caller reads or writes until then (one that
+	 * downgraded reads on), and the next one gets it then, without waiting for a lease. A
+	 * method returning a {@code CompletionStage}, {@code Mono} or {@code Flux} holds it
+	 * as {@link #READ} does.
 	 */
 	WRITE,
 

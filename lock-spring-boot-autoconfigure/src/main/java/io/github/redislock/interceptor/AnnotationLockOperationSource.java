@@ -5,7 +5,6 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -191,8 +190,8 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 					"Give a leaseTime at least as long as holdAtLeast, or none to have the watchdog renew it");
 		}
 		checkReturnType(method, ifLocked, fallback, where);
-		checkMode(annotation.mode(), holdAtLeast, scheduledJob != null, where);
 		checkPermits(annotation.permits(), annotation.mode(), where);
+		checkScheduledMode(annotation.mode(), scheduledJob != null, where);
 		return new LockOperation(method, name, keys, waitTime, leaseTime, ifLocked, fallback, annotation.ifLeaseLost(),
 				holdAtLeast, minimumHold, annotation.mode(), annotation.permits());
 	}
@@ -213,25 +212,15 @@ public class AnnotationLockOperationSource implements LockOperationSource, Embed
 		}
 	}
 
-	// what a kind cannot do is refused here rather than at the first call
-	private static void checkMode(LockMode mode, Duration holdAtLeast, boolean scheduled, String where) {
-		if (LockModes.type(mode).keepsForNobody()) {
-			return;
-		}
-		String kinds = String.join(" or ",
-				Arrays.stream(LockMode.values())
-					.filter((other) -> LockModes.type(other).keepsForNobody())
-					.map(LockMode::name)
-					.toList());
-		if (!holdAtLeast.isZero()) {
-			throw new InvalidLockAnnotationException(where + ": holdAtLeast is not supported yet with mode = " + mode,
-					"Remove holdAtLeast, or use mode = " + kinds);
-		}
-		if (scheduled) {
+	// a lock any number of callers share cannot make a job run once per tick
+	private static void checkScheduledMode(LockMode mode, boolean scheduled, String where) {
+		if (scheduled && mode == LockMode.READ) {
 			throw new InvalidLockAnnotationException(
-					where + ": a @Scheduled method's lock is kept after each run "
-							+ "(see @DistributedLock), which mode = " + mode + " does not support yet",
-					"Use mode = " + kinds + " for a scheduled job");
+					where + ": mode = READ on a @Scheduled method: a read lock is "
+							+ "shared, so every instance would run each tick, and the read kept after each run (see "
+							+ "@DistributedLock) would keep writers out most of the time",
+					"Use mode = WRITE (or EXCLUSIVE) for a scheduled job, or permits = N to let at most N instances "
+							+ "run each tick");
 		}
 	}
 

@@ -61,14 +61,6 @@ public sealed class LockSpec permits LockSpec.ThreadOwned {
 		return "{" + this.type.name() + "}" + name;
 	}
 
-	/**
-	 * Whether a release of this kind may keep the lock taken for nobody for a while
-	 * ({@code holdAtLeast}).
-	 */
-	public boolean keepsForNobody() {
-		return this.type.keepsForNobody();
-	}
-
 	/** The request for this lock of the name, with that wait and lease. */
 	public LockRequest request(String name, Duration waitTime, @Nullable Duration leaseTime) {
 		return new LockRequest(name, this, waitTime, leaseTime);

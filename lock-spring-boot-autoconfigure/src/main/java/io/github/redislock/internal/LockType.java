@@ -135,14 +135,6 @@ public enum LockType {
 	}
 
 	/**
-	 * Whether a release of this kind may keep the lock taken for nobody for a while
-	 * ({@code holdAtLeast}).
-	 */
-	public boolean keepsForNobody() {
-		return this.kind instanceof LockKind.KeepsForNobody;
-	}
-
-	/**
 	 * Whether an owner that holds the {@code held} lock of a name holds this one of the
 	 * name too (a writer reads), so that taking it needs nothing more.
 	 */

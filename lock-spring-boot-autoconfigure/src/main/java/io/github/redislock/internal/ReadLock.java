@@ -11,9 +11,12 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * The read side of a read/write lock (see {@link ReadWriteLocks}): shared with other
  * readers, never with another owner's write; a newcomer waits behind writers already
- * waiting. Its fencing token is the read phase's, shared by the readers of one phase.
+ * waiting. Its fencing token is the read phase's, shared by the readers of one phase. A
+ * read released before its {@code holdAtLeast} keeps writers out (other readers may come
+ * in) for what is left of it, as the client counted it, from the release: the phase's
+ * token says nothing of when this reader was granted, so no end on Redis' clock is sent.
  */
-final class ReadLock implements ReadWriteLocks.Side {
+final class ReadLock implements ReadWriteLocks.Side, LockKind.KeepsForNobody {
 
 	/** Acquire or re-enter: the read phase's token, or minus how long to wait at most. */
 	private static final RedisScript<Long> LOCK = LockScripts.load("read-lock.lua", Long.class);
@@ -93,7 +96,8 @@ final class ReadLock implements ReadWriteLocks.Side {
 		return ScriptCalls
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeyBytes(keys),
 					release.owner().argument(), ScriptCalls.number(release.holdsBefore()), publish.argument(),
-					ScriptCalls.bytes(ReadWriteLocks.writersChannel(keys.lockKey())))
+					ScriptCalls.bytes(ReadWriteLocks.writersChannel(keys.lockKey())),
+					ScriptCalls.number(release.keep().millis()))
 			.thenApply(LockReply::released);
 	}
 

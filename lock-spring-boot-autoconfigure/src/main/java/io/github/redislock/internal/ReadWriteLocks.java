@@ -128,8 +128,12 @@ final class ReadWriteLocks {
 		if (writeToken != null) {
 			details.put("writeToken", writeToken);
 		}
+		// with nobody holding it, the hash lives on only for a minimum hold (or the
+		// readers' short turn)
+		boolean keptForNobody = holders.isEmpty()
+				&& (fields.containsKey("kept-write") || fields.containsKey("kept-read"));
 		return new KindState(MODE, keys.lockKey(), holders, (writer != null) ? writeToken : readToken, replies.ttl(),
-				false, replies.count(), Collections.unmodifiableMap(details));
+				keptForNobody, replies.count(), Collections.unmodifiableMap(details));
 	}
 
 	/** The hash and the readers' lease ends: what a release touches. */

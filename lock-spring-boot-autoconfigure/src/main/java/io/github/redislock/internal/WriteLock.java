@@ -15,9 +15,12 @@ import org.springframework.data.redis.core.script.RedisScript;
  * readers out by a mark it renews each time it asks again, so readers cannot starve it; a
  * writer that stops waiting withdraws its mark, and one whose JVM died stops keeping
  * readers out when its mark ends. The readers kept out while a writer wrote get a short
- * turn after it, ahead of the writers waiting, so writers cannot starve readers.
+ * turn after it, ahead of the writers waiting, so writers cannot starve readers. A write
+ * released before its {@code holdAtLeast} keeps the lock for nobody until then: no other
+ * owner reads or writes (an owner that downgraded reads on), and the readers kept out
+ * while it wrote get their turn when the minimum ends.
  */
-final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
+final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters, LockKind.KeepsForNobody {
 
 	/**
 	 * How long a waiting writer's mark keeps new readers out without being renewed: the
@@ -108,7 +111,8 @@ final class WriteLock implements ReadWriteLocks.Side, LockKind.MarksWaiters {
 			.<Long>script(redis, UNLOCK, ScriptOutputType.INTEGER, ReadWriteLocks.holderKeyBytes(keys),
 					release.owner().argument(), ScriptCalls.number(release.holdsBefore()), publish.argument(),
 					ScriptCalls.number(READ_TURN_MILLIS), ReadWriteLocks.readersChannelBytes(keys),
-					ReadWriteLocks.writersChannelBytes(keys))
+					ReadWriteLocks.writersChannelBytes(keys), ScriptCalls.number(release.keep().millis()),
+					ScriptCalls.number(release.keep().untilMicros()))
 			.thenApply(LockReply::released);
 	}
 

@@ -2,7 +2,10 @@
 -- KEYS[1] the lock hash: "r:<owner>" an owner's read holds, "rn" how many owners read, "rt" the read
 --   phase's fencing token, "writer" the owner that writes, "w:<owner>" its write holds, "wt" its token,
 --   "readers-waiting" set when a reader was kept out, "read-turn" until when (server ms) the readers that
---   waited may come in ahead of the writers waiting (see write-unlock.lua)
+--   waited may come in ahead of the writers waiting (see write-unlock.lua), "kept-write" until when (server
+--   time in microseconds, exact: nobody comes in before) a write released with a minimum hold keeps the
+--   lock for nobody: no new reader or writer comes in (see write-unlock.lua), "kept-read" until when a read
+--   released so keeps writers out (see read-unlock.lua)
 -- KEYS[2] when each reader's lease ends (sorted set: member = owner, score = Redis server time in ms)
 -- KEYS[3] the writers waiting (sorted set: member = owner, score = when its wait mark ends, in ms)
 -- KEYS[4] the slot's fencing clock: the last token issued (see lock.lua)
@@ -40,6 +43,12 @@ if not reading then
     end
     local ttl = redis.call('pttl', KEYS[1])
     return (ttl > 0) and -ttl or 0
+  end
+  -- a write kept for nobody: nobody new reads until its minimum hold ends, tryLock() included; an owner
+  -- that reads already re-enters (the writer that downgraded, say). Its end ends the wait: no release will come
+  local kept = tonumber(redis.call('hget', KEYS[1], 'kept-write') or '0')
+  if kept > micros then
+    return -math.ceil((kept - micros) / 1000)
   end
   if ARGV[4] == '1' and not writer and tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0') <= now then
     -- writers are not starved: a new reader that waits waits behind any writer waiting (an owner that

@@ -27,15 +27,19 @@ if redis.call('hexists', KEYS[1], field) == 1 then
   return tonumber(redis.call('hget', KEYS[1], 'wt'))
 end
 local writer = redis.call('hget', KEYS[1], 'writer')
+-- a write or a read kept for nobody after a minimum hold (see read-lock.lua): no writer until it ends,
+-- tryLock() included
+local kept = redis.call('hmget', KEYS[1], 'kept-write', 'kept-read')
+kept = math.max(tonumber(kept[1] or '0'), tonumber(kept[2] or '0'))
 -- the readers that waited for the last writer have their turn first (see write-unlock.lua)
 local turn = tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0')
 -- (a writer that does not wait takes a lock nobody holds, turn or not: see lock.lua)
-if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 and (turn <= now or ARGV[4] ~= '1') then
+if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 and kept <= micros and (turn <= now or ARGV[4] ~= '1') then
   -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
   local last = tonumber(redis.call('get', KEYS[4]) or '0')
   local token = math.max(last + 1, micros)
   redis.call('set', KEYS[4], token)
-  redis.call('hdel', KEYS[1], 'read-turn')
+  redis.call('hdel', KEYS[1], 'read-turn', 'kept-write', 'kept-read')
   redis.call('hset', KEYS[1], 'writer', ARGV[2], field, 1, 'wt', token)
   redis.call('pexpire', KEYS[1], lease)
   redis.call('zrem', KEYS[3], ARGV[2])
@@ -52,6 +56,9 @@ end
 local wait = tonumber(ARGV[6])
 if writer then
   wait = math.min(wait, math.max(1, redis.call('pttl', KEYS[1])))
+elseif kept > micros and redis.call('hexists', KEYS[1], 'rn') == 0 then
+  -- its end ends the wait: no release will come
+  wait = math.min(wait, math.max(math.ceil((kept - micros) / 1000), turn - now))
 elseif turn > now and redis.call('hexists', KEYS[1], 'rn') == 0 then
   wait = math.min(wait, turn - now)
 else

@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@code @DistributedLock(mode = READ | WRITE | FAIR)} on real beans against a real
  * Redis: the read/write lock of the name is taken, readers are inside together, a writer
  * excludes them, a write method may call a read method (downgrade) but not the other way
- * round; the fair lock of the name is taken in turn; and what these locks cannot do yet
- * fails start-up.
+ * round; the fair lock of the name is taken in turn; {@code holdAtLeast} works with every
+ * mode.
  */
 class LockModeAnnotationTests {
 
@@ -184,15 +184,51 @@ class LockModeAnnotationTests {
 	}
 
 	@Test
-	void holdAtLeastWithAReadOrWriteModeFailsStartup() {
-		new ApplicationContextRunner().withConfiguration(RedisLockTestContexts.redisAndLock())
-			.withBean(HoldingWriter.class)
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).hasStackTraceContaining(
-						"@DistributedLock on HoldingWriter.write(String): holdAtLeast is not supported yet with "
-								+ "mode = WRITE");
-			});
+	void aWriteMethodWithHoldAtLeastStartsAndKeepsReadersAndWritersOutUntilTheMinimumHasPassed() {
+		run((context) -> {
+			String region = unique();
+			Prices prices = context.getBean(Prices.class);
+			long start = System.nanoTime();
+			assertThat(prices.writeOncePerSecond(region)).isEqualTo("write prices:" + region);
+			assertNotBeforeTheSecond(start, () -> prices.readNow(region));
+			assertNotBeforeTheSecond(start, () -> prices.writeNow(region));
+			org.awaitility.Awaitility.await()
+				.atMost(java.time.Duration.ofSeconds(10))
+				.ignoreException(LockNotAcquiredException.class)
+				.until(() -> prices.readNow(region) != null);
+			assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+				.isGreaterThanOrEqualTo(java.time.Duration.ofSeconds(1));
+		});
+	}
+
+	@Test
+	void aReadMethodWithHoldAtLeastStartsAndKeepsWritersOutButNotReadersUntilTheMinimumHasPassed() {
+		run((context) -> {
+			String region = unique();
+			Prices prices = context.getBean(Prices.class);
+			long start = System.nanoTime();
+			assertThat(prices.readOncePerSecond(region)).isEqualTo("read prices:" + region);
+			assertThat(prices.readNow(region)).isEqualTo("read prices:" + region);
+			assertNotBeforeTheSecond(start, () -> prices.writeNow(region));
+			org.awaitility.Awaitility.await()
+				.atMost(java.time.Duration.ofSeconds(10))
+				.ignoreException(LockNotAcquiredException.class)
+				.until(() -> prices.writeNow(region) != null);
+			assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+				.isGreaterThanOrEqualTo(java.time.Duration.ofSeconds(1));
+		});
+	}
+
+	// a call that got the lock must have come a second after the one that kept it started
+	private static void assertNotBeforeTheSecond(long start, java.util.function.Supplier<String> call) {
+		try {
+			call.get();
+		}
+		catch (LockNotAcquiredException ex) {
+			return;
+		}
+		assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).as("got the lock before the minimum")
+			.isGreaterThanOrEqualTo(java.time.Duration.ofSeconds(1));
 	}
 
 	private void run(ContextConsumer<AssertableApplicationContext> test) {
@@ -284,6 +320,16 @@ class LockModeAnnotationTests {
 			return publishInTurn(region);
 		}
 
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE, waitTime = "0", holdAtLeast = "1s")
+		public String writeOncePerSecond(String region) {
+			return writeNow(region);
+		}
+
+		@DistributedLock(name = "prices", key = "#region", mode = LockMode.READ, waitTime = "0", holdAtLeast = "1s")
+		public String readOncePerSecond(String region) {
+			return held(region);
+		}
+
 		@DistributedLock(name = "prices", key = "#region", mode = LockMode.WRITE, waitTime = "0")
 		public String writeNow(String region) {
 			return this.client.getReadWriteLock("prices:" + region).writeLock().isHeldByCurrentThread()
@@ -370,14 +416,6 @@ class LockModeAnnotationTests {
 		@DistributedLock(name = "prices", key = "#region", mode = LockMode.FAIR)
 		public CompletableFuture<String> inTurn(String region, CompletableFuture<String> result) {
 			return result;
-		}
-
-	}
-
-	static class HoldingWriter {
-
-		@DistributedLock(key = "#id", mode = LockMode.WRITE, holdAtLeast = "1s")
-		public void write(String id) {
 		}
 
 	}

@@ -94,10 +94,22 @@ class ScheduledMethodTests {
 	void aReadLockOnAScheduledMethodFailsStartup() {
 		this.instance.withBean(ReadingJob.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).hasStackTraceContaining(
-					"@DistributedLock on ReadingJob.run(): a @Scheduled method's lock is kept after each run "
-							+ "(see @DistributedLock), which mode = READ does not support yet");
+			assertThat(context.getStartupFailure())
+				.hasStackTraceContaining(
+						"@DistributedLock on ReadingJob.run(): mode = READ on a @Scheduled method: a read lock is "
+								+ "shared, so every instance would run each tick")
+				.hasStackTraceContaining("Use mode = WRITE");
 		});
+	}
+
+	@Test
+	void aWriteLockOnAScheduledMethodStartsAndIsKeptAfterEachRun() throws Exception {
+		AnnotationLockOperationSource source = new AnnotationLockOperationSource(Duration.ofSeconds(5), null);
+		LockOperation write = source.getLockOperation(WritingJob.class.getMethod("run"), WritingJob.class);
+		assertThat(write).isNotNull();
+		assertThat(write.getWaitTime()).isZero();
+		assertThat(write.getIfLocked()).isEqualTo(IfLocked.SKIP);
+		this.instance.withBean(WritingJob.class).run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	// a composed annotation (@ScheduledJobLock) carries both @Scheduled and
@@ -321,6 +333,15 @@ class ScheduledMethodTests {
 
 		@Scheduled(fixedRate = 1000)
 		@DistributedLock(waitTime = "5s")
+		public void run() {
+		}
+
+	}
+
+	static class WritingJob {
+
+		@Scheduled(fixedRate = 1000)
+		@DistributedLock(mode = LockMode.WRITE)
 		public void run() {
 		}
 

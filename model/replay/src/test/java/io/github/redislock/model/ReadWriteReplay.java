@@ -23,7 +23,8 @@ import static io.github.redislock.model.RedisSide.CLOCK_KEY;
  * and WriteLock pass, and its reply, what it published on either channel and the Redis
  * state after it (the hash, the readers' lease ends and the writers' marks with their
  * scores, the keys' remaining times) must be the model's. Absolute times (the sorted
- * sets' scores, "read-turn") are set and checked as what is left of the model's.
+ * sets' scores, "read-turn", the minimum holds' "kept-write" and "kept-read") are set and
+ * checked as what is left of the model's.
  */
 final class ReadWriteReplay extends Replay<State> {
 
@@ -72,12 +73,16 @@ final class ReadWriteReplay extends Replay<State> {
 			checkAcquired(where, step.reply(), eval("write-lock", all, ms(step.lease()), step.owner(),
 					Long.toString(step.holds()), flag(step.waits()), ms(MARK_MS), ms(RECHECK_MS)));
 		});
-		script("readUnlock", (where, before, after) -> same(where, "reply", after.last().reply(), eval("read-unlock",
-				lockAndEnds, after.last().owner(), Long.toString(after.last().holds()), "0", WRITERS_CHANNEL)));
+		script("readUnlock",
+				(where, before, after) -> same(where, "reply", after.last().reply(),
+						eval("read-unlock", lockAndEnds, after.last().owner(), Long.toString(after.last().holds()), "0",
+								WRITERS_CHANNEL, ms(after.last().keep()))));
+		// the end of the minimum hold on the server's clock unknown (0), as the model has
+		// it
 		script("writeUnlock",
 				(where, before, after) -> same(where, "reply", after.last().reply(),
 						eval("write-unlock", lockAndEnds, after.last().owner(), Long.toString(after.last().holds()),
-								"0", ms(TURN_MS), READERS_CHANNEL, WRITERS_CHANNEL)));
+								"0", ms(TURN_MS), READERS_CHANNEL, WRITERS_CHANNEL, ms(after.last().keep()), "0")));
 		script("writeWithdraw", (where, before, after) -> same(where, "reply", after.last().reply(),
 				eval("write-withdraw", List.of(MARKS_KEY), after.last().owner(), "0", READERS_CHANNEL)));
 		script("readExtend", (where, before, after) -> same(where, "reply", after.last().reply(),
@@ -100,6 +105,7 @@ final class ReadWriteReplay extends Replay<State> {
 	}
 
 	// the absolute times: the server's time plus the model's remaining time, or long past
+	// (the minimum holds' ends in microseconds)
 	@Override
 	protected void setTimes(State after) {
 		this.redis.setScores(ENDS_KEY, after.ends().scores(), after.now());
@@ -108,11 +114,34 @@ final class ReadWriteReplay extends Replay<State> {
 			long turn = RedisSide.realTime(this.redis.serverMillis(), after.lock().readTurn() - after.now());
 			this.redis.commands().hset(LOCK_KEY, "read-turn", Long.toString(turn));
 		}
+		setKept("kept-write", after.lock().keptWrite(), after.now());
+		setKept("kept-read", after.lock().keptRead(), after.now());
+	}
+
+	private void setKept(String field, long modelEnd, long modelNow) {
+		if (modelEnd > 0) {
+			long end = RedisSide.realTime(this.redis.serverMillis(), modelEnd - modelNow) * 1000;
+			this.redis.commands().hset(LOCK_KEY, field, Long.toString(end));
+		}
 	}
 
 	@Override
 	protected List<String> published(State after) {
 		return after.last().published().stream().map((channel) -> channel + ":released").toList();
+	}
+
+	// a field holding an absolute time: the server's in ms (perMilli 1) or in
+	// microseconds
+	// (1000), checked as what is left of the model's
+	private static void checkTimeField(String where, String field, long model, long modelNow, String real,
+			long serverNow, long perMilli) {
+		if (model == 0) {
+			check(where, real == null, "%s is %s, the model's has none", field, real);
+		}
+		else {
+			check(where, real != null, "no %s, the model's is %d", field, model);
+			checkTime(where, field, model - modelNow, Long.parseLong(real) / perMilli - serverNow);
+		}
 	}
 
 	@Override
@@ -132,18 +161,14 @@ final class ReadWriteReplay extends Replay<State> {
 		if (lock.readersWaiting()) {
 			wanted.put("readers-waiting", "1");
 		}
-		Map<String, String> aside = this.redis.checkHash(where, keys.get(0), wanted, "rt", "wt", "read-turn");
+		Map<String, String> aside = this.redis.checkHash(where, keys.get(0), wanted, "rt", "wt", "read-turn",
+				"kept-write", "kept-read");
 		if (lock.exists()) {
 			this.redis.checkToken(where, "rt", lock.rt(), aside.get("rt"));
 			this.redis.checkToken(where, "wt", lock.wt(), aside.get("wt"));
-			String turn = aside.get("read-turn");
-			if (lock.readTurn() == 0) {
-				check(where, turn == null, "read-turn is %s, the model's has none", turn);
-			}
-			else {
-				check(where, turn != null, "no read-turn, the model's is %d", lock.readTurn());
-				checkTime(where, "read-turn", lock.readTurn() - expected.now(), Long.parseLong(turn) - now);
-			}
+			checkTimeField(where, "read-turn", lock.readTurn(), expected.now(), aside.get("read-turn"), now, 1);
+			checkTimeField(where, "kept-write", lock.keptWrite(), expected.now(), aside.get("kept-write"), now, 1000);
+			checkTimeField(where, "kept-read", lock.keptRead(), expected.now(), aside.get("kept-read"), now, 1000);
 		}
 		this.redis.checkTimes(where, keys.get(1), expected.ends().scores(), expected.now());
 		this.redis.checkTimes(where, keys.get(2), expected.marks().scores(), expected.now());

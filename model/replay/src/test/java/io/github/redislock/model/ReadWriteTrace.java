@@ -54,21 +54,24 @@ final class ReadWriteTrace {
 	 * @param wt field "wt", 0 when absent
 	 * @param readersWaiting whether field "readers-waiting" is there
 	 * @param readTurn field "read-turn", absolute abstract ms, 0 when absent
+	 * @param keptWrite field "kept-write", absolute abstract ms (microseconds in Redis),
+	 * 0 when absent
+	 * @param keptRead field "kept-read", as {@code keptWrite}
 	 * @param expiresAt the key's expiry, abstract ms
 	 */
 	record Lock(Map<String, Long> readers, long rn, long rt, String writer, long writeHolds, long wt,
-			boolean readersWaiting, long readTurn, long expiresAt) {
+			boolean readersWaiting, long readTurn, long keptWrite, long keptRead, long expiresAt) {
 
 		static Lock of(Map<String, Object> fields) {
 			return new Lock(positive(fields.get("readers")), number(fields.get("rn")), number(fields.get("rt")),
 					(String) fields.get("writer"), number(fields.get("wholds")), number(fields.get("wt")),
 					(Boolean) fields.get("readersWaiting"), number(fields.get("readTurn")),
-					number(fields.get("expiresAt")));
+					number(fields.get("keptWrite")), number(fields.get("keptRead")), number(fields.get("expiresAt")));
 		}
 
 		boolean exists() {
 			return this.rn != 0 || this.rt != 0 || !this.writer.isEmpty() || this.readersWaiting || this.readTurn != 0
-					|| !this.readers.isEmpty();
+					|| this.keptWrite != 0 || this.keptRead != 0 || !this.readers.isEmpty();
 		}
 
 	}
@@ -107,15 +110,16 @@ final class ReadWriteTrace {
 	 * @param lost whether the reply never reached the owner
 	 * @param published the channels the script announced "released" on, in order
 	 * ("readers", "writers")
+	 * @param keep a release's minimum hold left (holdAtLeast), abstract ms, 0 for none
 	 */
 	record Step(String kind, String owner, String client, long holds, long lease, boolean waits, long ms, long reply,
-			boolean lost, List<String> published) {
+			boolean lost, List<String> published, long keep) {
 
 		static Step of(Map<String, Object> fields) {
 			return new Step((String) fields.get("kind"), (String) fields.get("owner"), (String) fields.get("client"),
 					number(fields.get("holds")), number(fields.get("lease")), (Boolean) fields.get("waits"),
 					number(fields.get("ms")), number(fields.get("reply")), (Boolean) fields.get("lost"),
-					Itf.strings(fields.get("published")));
+					Itf.strings(fields.get("published")), number(fields.get("keep")));
 		}
 
 		@Override
@@ -125,7 +129,7 @@ final class ReadWriteTrace {
 				case "readLock", "writeLock" -> "%s(owner=%s, holds=%d, lease=%d, waits=%s)%s".formatted(this.kind,
 						this.owner, this.holds, this.lease, this.waits, lost);
 				case "readUnlock", "writeUnlock" ->
-					"%s(owner=%s, holds=%d)".formatted(this.kind, this.owner, this.holds);
+					"%s(owner=%s, holds=%d, keep=%d)".formatted(this.kind, this.owner, this.holds, this.keep);
 				case "writeWithdraw", "readGiveUp" -> "%s(owner=%s)".formatted(this.kind, this.owner);
 				case "readExtend", "readRenew", "writeExtend", "writeRenew" ->
 					"%s(owner=%s, lease=%d)".formatted(this.kind, this.owner, this.lease);

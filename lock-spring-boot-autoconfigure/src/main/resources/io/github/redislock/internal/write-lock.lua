@@ -35,10 +35,8 @@ kept = math.max(tonumber(kept[1] or '0'), tonumber(kept[2] or '0'))
 local turn = tonumber(redis.call('hget', KEYS[1], 'read-turn') or '0')
 -- (a writer that does not wait takes a lock nobody holds, turn or not: see lock.lua)
 if not writer and redis.call('hexists', KEYS[1], 'rn') == 0 and kept <= micros and (turn <= now or ARGV[4] ~= '1') then
-  -- the slot's clock (see lock.lua): at least the server's time in microseconds, above the counter
-  local last = tonumber(redis.call('get', KEYS[4]) or '0')
-  local token = math.max(last + 1, micros)
-  redis.call('set', KEYS[4], token)
+  -- the slot's clock (see reserve() in prelude.lua)
+  local token = reserve(KEYS[4], micros, 1)
   redis.call('hdel', KEYS[1], 'read-turn', 'kept-write', 'kept-read')
   redis.call('hset', KEYS[1], 'writer', ARGV[2], field, 1, 'wt', token)
   redis.call('pexpire', KEYS[1], lease)

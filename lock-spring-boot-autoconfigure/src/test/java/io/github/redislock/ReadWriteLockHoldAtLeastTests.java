@@ -64,8 +64,7 @@ class ReadWriteLockHoldAtLeastTests {
 		assertNotBeforeTheMinimum(start, Side.READ.tryAcquire(others));
 		assertNotBeforeTheMinimum(start, Side.WRITE.tryAcquire(others));
 		assertNotBeforeTheMinimum(start, Side.WRITE.tryAcquire(holder));
-		LockHandle next = other.acquire(others).get(SOON_AFTER.toMillis(), TimeUnit.MILLISECONDS);
-		assertThat(elapsedSince(start)).as("taken after the minimum").isGreaterThanOrEqualTo(MINIMUM);
+		LockHandle next = takenAfterTheMinimum(other, others, start, "taken after the minimum");
 		next.release();
 		assertNoKeysOf(name);
 	}
@@ -86,8 +85,7 @@ class ReadWriteLockHoldAtLeastTests {
 		owner.readLock().unlock();
 		assertNotBeforeTheMinimum(start, Side.READ.tryAcquire(others));
 		assertNotBeforeTheMinimum(start, Side.WRITE.tryAcquire(others));
-		LockHandle reader = Side.READ.acquire(others).get(SOON_AFTER.toMillis(), TimeUnit.MILLISECONDS);
-		assertThat(elapsedSince(start)).as("read after the minimum").isGreaterThanOrEqualTo(MINIMUM);
+		LockHandle reader = takenAfterTheMinimum(Side.READ, others, start, "read after the minimum");
 		assertThat(Side.WRITE.tryAcquire(others)).as("no writer while the owner reads").isEmpty();
 		reader.release();
 		owner.readLock().unlock();
@@ -108,8 +106,7 @@ class ReadWriteLockHoldAtLeastTests {
 		owner.writeLock().unlock(MINIMUM);
 		owner.readLock().unlock(MINIMUM);
 		assertNotBeforeTheMinimum(start, Side.WRITE.tryAcquire(others));
-		LockHandle writer = Side.WRITE.acquire(others).get(SOON_AFTER.toMillis(), TimeUnit.MILLISECONDS);
-		assertThat(elapsedSince(start)).as("written after the minimum").isGreaterThanOrEqualTo(MINIMUM);
+		LockHandle writer = takenAfterTheMinimum(Side.WRITE, others, start, "written after the minimum");
 		writer.release();
 		assertNoKeysOf(name);
 	}
@@ -126,8 +123,7 @@ class ReadWriteLockHoldAtLeastTests {
 		LockHandle otherRead = Side.READ.tryAcquire(others).orElseThrow(() -> new AssertionError("readers come in"));
 		otherRead.release();
 		assertNotBeforeTheMinimum(start, Side.WRITE.tryAcquire(others));
-		LockHandle writer = Side.WRITE.acquire(others).get(SOON_AFTER.toMillis(), TimeUnit.MILLISECONDS);
-		assertThat(elapsedSince(start)).as("written after the minimum").isGreaterThanOrEqualTo(MINIMUM);
+		LockHandle writer = takenAfterTheMinimum(Side.WRITE, others, start, "written after the minimum");
 		writer.release();
 		assertNoKeysOf(name);
 	}
@@ -147,6 +143,15 @@ class ReadWriteLockHoldAtLeastTests {
 			.orElseThrow(() -> new AssertionError("freed at once"));
 		read.release();
 		assertNoKeysOf(name);
+	}
+
+	// a waiter (woken by the release, sleeping the time left) gets the lock soon, and
+	// only once the minimum has passed
+	private static LockHandle takenAfterTheMinimum(Side side, RedisReadWriteLock lock, long start, String what)
+			throws Exception {
+		LockHandle taken = side.acquire(lock).get(SOON_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+		assertThat(elapsedSince(start)).as(what).isGreaterThanOrEqualTo(MINIMUM);
+		return taken;
 	}
 
 	// an acquisition that got the lock must have come after the minimum

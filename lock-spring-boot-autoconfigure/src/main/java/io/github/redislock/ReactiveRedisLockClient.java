@@ -93,22 +93,16 @@ public interface ReactiveRedisLockClient {
 	 * The read lock of the name's read/write lock (see
 	 * {@link RedisLockClient#getReadWriteLock}), for pipelines.
 	 * @throws IllegalArgumentException if the name is not usable
-	 * @throws UnsupportedOperationException for implementations other than the library's
-	 * own
 	 * @since 0.1.0
 	 */
-	default ReactiveLock readLock(String name) {
-		throw new UnsupportedOperationException(getClass().getName() + " has no read/write locks");
-	}
+	ReactiveLock readLock(String name);
 
 	/**
 	 * The write lock of the name's read/write lock, for pipelines; see
 	 * {@link #readLock(String)}.
 	 * @since 0.1.0
 	 */
-	default ReactiveLock writeLock(String name) {
-		throw new UnsupportedOperationException(getClass().getName() + " has no read/write locks");
-	}
+	ReactiveLock writeLock(String name);
 
 	/**
 	 * A permit of the name's semaphore (see {@link RedisLockClient#getSemaphore} and
@@ -121,22 +115,16 @@ public interface ReactiveRedisLockClient {
 	 * one name the same one
 	 * @throws IllegalArgumentException if the name is not usable or {@code permits} is
 	 * below 1
-	 * @throws UnsupportedOperationException for implementations other than the library's
-	 * own
 	 * @since 0.1.0
 	 */
-	default ReactiveLock semaphore(String name, int permits) {
-		throw new UnsupportedOperationException(getClass().getName() + " has no semaphores");
-	}
+	ReactiveLock semaphore(String name, int permits);
 
 	/**
 	 * The fair lock of the name (see {@link RedisLockClient#getFairLock}), for pipelines:
 	 * taken in the order the pipelines asked.
 	 * @since 0.1.0
 	 */
-	default ReactiveLock fairLock(String name) {
-		throw new UnsupportedOperationException(getClass().getName() + " has no fair locks");
-	}
+	ReactiveLock fairLock(String name);
 
 	/**
 	 * Creates a reactive client on the engine of the given client: same Redis, same key

@@ -65,13 +65,9 @@ public interface RedisLockClient extends AutoCloseable {
 	 * slot; a read/write lock and {@link #getLock(String)} of one name are independent.
 	 * @param name the lock's name; not blank
 	 * @throws IllegalArgumentException if the name is not usable
-	 * @throws UnsupportedOperationException if this client has no read/write locks (the
-	 * default for implementations other than the library's own)
 	 * @since 0.1.0
 	 */
-	default RedisReadWriteLock getReadWriteLock(String name) {
-		throw new UnsupportedOperationException(getClass().getName() + " has no read/write locks");
-	}
+	RedisReadWriteLock getReadWriteLock(String name);
 
 	/**
 	 * Returns the semaphore of the given name with the given limit: at most
@@ -86,13 +82,9 @@ public interface RedisLockClient extends AutoCloseable {
 	 * @param permits the limit, at least 1
 	 * @throws IllegalArgumentException if the name is not usable or {@code permits} is
 	 * below 1
-	 * @throws UnsupportedOperationException if this client has no semaphores (the default
-	 * for implementations other than the library's own)
 	 * @since 0.1.0
 	 */
-	default RedisSemaphore getSemaphore(String name, int permits) {
-		throw new UnsupportedOperationException(getClass().getName() + " has no semaphores");
-	}
+	RedisSemaphore getSemaphore(String name, int permits);
 
 	/**
 	 * Returns the fair lock of the given name: granted in the order its waiters first
@@ -118,13 +110,9 @@ public interface RedisLockClient extends AutoCloseable {
 	 * every one expiring; it is independent of {@link #getLock(String)} of the same name.
 	 * @param name the lock's name; not blank
 	 * @throws IllegalArgumentException if the name is not usable
-	 * @throws UnsupportedOperationException if this client has no fair locks (the default
-	 * for implementations other than the library's own)
 	 * @since 0.1.0
 	 */
-	default RedisFairLock getFairLock(String name) {
-		throw new UnsupportedOperationException(getClass().getName() + " has no fair locks");
-	}
+	RedisFairLock getFairLock(String name);
 
 	/**
 	 * Acquires the named lock for a new {@link LockHandle}, waiting up to

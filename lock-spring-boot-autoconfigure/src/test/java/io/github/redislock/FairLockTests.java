@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -91,7 +90,7 @@ class FairLockTests {
 			threads.shutdownNow();
 		}
 		assertThat(granted).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -142,7 +141,7 @@ class FairLockTests {
 		}
 		assertThat(twiceInARow).as("grants to the thread that had the lock just before, of %d", holders.size())
 			.isLessThan(2 * 8);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -170,7 +169,7 @@ class FairLockTests {
 			waiter.get(20, TimeUnit.SECONDS);
 		}
 		assertThat(granted).containsExactly(0, 1);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -219,7 +218,7 @@ class FairLockTests {
 			return taken;
 		})).isTrue();
 		assertThat(liveWaiter.get(30, TimeUnit.SECONDS)).isBetween(0L, 10_000L);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -241,7 +240,7 @@ class FairLockTests {
 		long killedAt = System.nanoTime();
 		holder.unlock();
 		// nobody asks any more: the queue's keys end with the last heartbeat
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 		logger.info(KILLED_WAITERS + " killed fair waiters: no key of the lock left "
 				+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt) + " ms after the kill");
 	}
@@ -257,7 +256,7 @@ class FairLockTests {
 		assertThat(waiter.tryLock(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 		waiter.unlock();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -282,7 +281,7 @@ class FairLockTests {
 		LockHandle third = handles.get(2).get(10, TimeUnit.SECONDS);
 		assertThat(third.fencingToken()).isGreaterThan(first.fencingToken());
 		third.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -318,20 +317,13 @@ class FairLockTests {
 		}
 		assertThat(acquired).hasValue(0);
 		holder.unlock();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 		assertThat(LockTestClients.inspector(waiting).waitingCount()).isZero();
 	}
 
 	private long queued(String name) {
 		Long size = this.redisTemplate.opsForZSet().zCard("lock:{" + name + "}:fair:queue");
 		return (size != null) ? size : 0;
-	}
-
-	private void assertNoKeysOf(String name) {
-		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			Set<String> keys = this.redisTemplate.keys("lock:{" + name + "}*");
-			assertThat(keys).as("keys of the lock").isEmpty();
-		});
 	}
 
 }

@@ -167,7 +167,7 @@ abstract class LockKindContract {
 		CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
 		assertThat(violations).isEmpty();
 		assertThat(mostInKind.get()).isBetween(1, kind.limit());
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redis, name);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -198,7 +198,7 @@ abstract class LockKindContract {
 		if (kind.rival() != kind) {
 			assertThat(triesOnOtherThread(kind.rival(), this.newcomer, name)).as("the rival, once released").isTrue();
 		}
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redis, name);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -230,7 +230,7 @@ abstract class LockKindContract {
 			assertThat(first.isHeld()).isTrue();
 		}
 		first.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redis, name);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -241,7 +241,7 @@ abstract class LockKindContract {
 		Hold fixed = acquire(kind, this.holding, leased, Duration.ZERO, Duration.ofMillis(300));
 		Hold renewed = acquire(kind, this.holding, watched, Duration.ZERO, null);
 		long start = System.nanoTime();
-		assertNoKeysOf(leased);
+		LockTestClients.assertNoKeysOf(this.redis, leased);
 		assertThat(fixed.isHeld()).isFalse();
 		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(fixed::release);
 		// renewed every third of the watchdog timeout: held past the timeout itself, so
@@ -253,7 +253,7 @@ abstract class LockKindContract {
 		assertThat(renewed.isHeld()).isTrue();
 		assertThat(state(watched).remainingLeaseMillis()).isPositive();
 		renewed.release();
-		assertNoKeysOf(watched);
+		LockTestClients.assertNoKeysOf(this.redis, watched);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -269,7 +269,7 @@ abstract class LockKindContract {
 			.isLessThanOrEqualTo(LONG_LEASE.toMillis());
 		hold.release();
 		assertThat(hold.extend(LONG_LEASE)).as("once released").isFalse();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redis, name);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -284,7 +284,7 @@ abstract class LockKindContract {
 			last = hold.fencingToken();
 			hold.release();
 		}
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redis, name);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -303,7 +303,7 @@ abstract class LockKindContract {
 		finally {
 			releaseAll(blockers);
 		}
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redis, name);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -373,7 +373,7 @@ abstract class LockKindContract {
 		for (RedisLockClient client : List.of(this.newcomer, this.waiting, this.holding)) {
 			assertThat(triesOnOtherThread(kind, client, name, Duration.ZERO)).as("no-wait attempt").isTrue();
 		}
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redis, name);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -464,7 +464,7 @@ abstract class LockKindContract {
 		assertThat(triesOnOtherThread(kind, this.newcomer, name, Duration.ZERO)).as("a no-wait attempt").isTrue();
 		assertThat(LockTestClients.inspector(this.waiting).heldLocks()).as("held by the client that waited")
 			.noneMatch((held) -> held.name().equals(name));
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redis, name);
 	}
 
 	// a caller of the client waits for the name (counted per name: a check that failed
@@ -502,11 +502,6 @@ abstract class LockKindContract {
 			.filter(KindState::active)
 			.findFirst()
 			.orElse(new KindState("none", name, Map.of(), null, LockInspector.NO_KEY, false, 0, Map.of()));
-	}
-
-	private void assertNoKeysOf(String name) {
-		eventually().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(this.redis.keys("lock:{" + name + "}*")).as("keys of " + name).isEmpty());
 	}
 
 	/**

@@ -253,6 +253,20 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		});
 	}
 
+	/**
+	 * Waits until Redis holds no key of the name (every kind keeps its keys under
+	 * {@code lock:{name}}, the test clients' prefix), asking at once and then every 20 ms
+	 * for up to 10 s: what a kind leaves behind, a waiter's mark included, is gone once
+	 * its holders have released and its waiters have returned.
+	 */
+	static void assertNoKeysOf(StringRedisTemplate redis, String name) {
+		Awaitility.await()
+			.pollDelay(Duration.ZERO)
+			.pollInterval(Duration.ofMillis(20))
+			.atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(redis.keys("lock:{" + name + "}*")).as("keys of " + name).isEmpty());
+	}
+
 	static String uniqueName() {
 		return "test-" + UUID.randomUUID();
 	}

@@ -4,7 +4,6 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -431,26 +430,12 @@ class ReactiveLockTests {
 		String prefix = LockTestClients.uniqueName();
 		RedisLockClient real = this.clients.newClient();
 		AtomicReference<CompletableFuture<LockHandle>> nextAcquisition = new AtomicReference<>();
-		RedisLockClient racing = new RedisLockClient() {
-
-			@Override
-			public RedisLock getLock(String name) {
-				return real.getLock(name);
-			}
-
-			@Override
-			public Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-				return real.tryAcquire(name, waitTime, leaseTime);
-			}
+		RedisLockClient racing = new ForwardingLockClient(real) {
 
 			@Override
 			public CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime,
 					@Nullable Duration leaseTime) {
 				return nextAcquisition.get();
-			}
-
-			@Override
-			public void close() {
 			}
 
 		};
@@ -549,43 +534,21 @@ class ReactiveLockTests {
 	 * Another client, as an application might wrap the library's: it declares itself
 	 * equal to the one it wraps.
 	 */
-	private static final class EqualWrapper implements RedisLockClient {
-
-		private final RedisLockClient client;
+	private static final class EqualWrapper extends ForwardingLockClient {
 
 		EqualWrapper(RedisLockClient client) {
-			this.client = client;
-		}
-
-		@Override
-		public RedisLock getLock(String name) {
-			return this.client.getLock(name);
-		}
-
-		@Override
-		public Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime) {
-			return this.client.tryAcquire(name, waitTime, leaseTime);
-		}
-
-		@Override
-		public CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime,
-				@Nullable Duration leaseTime) {
-			return this.client.acquireAsync(name, waitTime, leaseTime);
-		}
-
-		@Override
-		public void close() {
+			super(client);
 		}
 
 		@Override
 		public boolean equals(@Nullable Object other) {
-			return this.client.equals(other)
-					|| (other instanceof EqualWrapper wrapper && this.client == wrapper.client);
+			return delegate().equals(other)
+					|| (other instanceof EqualWrapper wrapper && delegate() == wrapper.delegate());
 		}
 
 		@Override
 		public int hashCode() {
-			return this.client.hashCode();
+			return delegate().hashCode();
 		}
 
 	}

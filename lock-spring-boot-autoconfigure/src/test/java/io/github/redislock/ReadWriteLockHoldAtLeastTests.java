@@ -1,7 +1,6 @@
 package io.github.redislock;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -66,7 +65,7 @@ class ReadWriteLockHoldAtLeastTests {
 		assertNotBeforeTheMinimum(start, Side.WRITE.tryAcquire(holder));
 		LockHandle next = takenAfterTheMinimum(other, others, start, "taken after the minimum");
 		next.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -90,7 +89,7 @@ class ReadWriteLockHoldAtLeastTests {
 		reader.release();
 		owner.readLock().unlock();
 		Side.WRITE.tryAcquire(others).orElseThrow(() -> new AssertionError("a writer once the reads ended")).release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -108,7 +107,7 @@ class ReadWriteLockHoldAtLeastTests {
 		assertNotBeforeTheMinimum(start, Side.WRITE.tryAcquire(others));
 		LockHandle writer = takenAfterTheMinimum(Side.WRITE, others, start, "written after the minimum");
 		writer.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -125,7 +124,7 @@ class ReadWriteLockHoldAtLeastTests {
 		assertNotBeforeTheMinimum(start, Side.WRITE.tryAcquire(others));
 		LockHandle writer = takenAfterTheMinimum(Side.WRITE, others, start, "written after the minimum");
 		writer.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -142,7 +141,7 @@ class ReadWriteLockHoldAtLeastTests {
 			.tryAcquireRead(Duration.ZERO, null)
 			.orElseThrow(() -> new AssertionError("freed at once"));
 		read.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	// a waiter (woken by the release, sleeping the time left) gets the lock soon, and
@@ -170,14 +169,6 @@ class ReadWriteLockHoldAtLeastTests {
 
 	private static String key(String name) {
 		return "lock:{" + name + "}:rw";
-	}
-
-	private void assertNoKeysOf(String name) {
-		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-			Map<Object, Object> hash = this.redisTemplate.opsForHash().entries(key(name));
-			assertThat(hash).as("the lock hash").isEmpty();
-			assertThat(this.redisTemplate.keys("lock:{" + name + "}*")).as("keys of the lock").isEmpty();
-		});
 	}
 
 	enum Side {

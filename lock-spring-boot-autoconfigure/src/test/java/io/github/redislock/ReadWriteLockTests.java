@@ -3,7 +3,6 @@ package io.github.redislock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -103,7 +102,7 @@ class ReadWriteLockTests {
 		assertThat(violations).hasValue(0);
 		assertThat(writes).hasValue(2 * 30);
 		assertThat(mostReadersAtOnce.get()).as("readers held the lock together").isGreaterThan(1);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -161,7 +160,7 @@ class ReadWriteLockTests {
 			stop.set(true);
 			threads.shutdownNow();
 		}
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -232,7 +231,7 @@ class ReadWriteLockTests {
 			stop.set(true);
 			threads.shutdownNow();
 		}
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -251,7 +250,7 @@ class ReadWriteLockTests {
 		assertThat(triesOnOtherThread(other.readLock())).isTrue();
 		lock.readLock().unlock();
 		assertThat(triesOnOtherThread(other.writeLock())).isTrue();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -286,7 +285,7 @@ class ReadWriteLockTests {
 		lock.readLock().unlock();
 		assertThat(lock.readLock().isLocked()).isFalse();
 		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(() -> lock.readLock().unlock());
-		assertNoKeysOf(lock.getName());
+		LockTestClients.assertNoKeysOf(this.redisTemplate, lock.getName());
 	}
 
 	@Test
@@ -348,7 +347,7 @@ class ReadWriteLockTests {
 		// dead
 		// reader's 500 ms
 		assertThat(writerWaited.get(20, TimeUnit.SECONDS)).isBetween(0L, 10_000L);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -388,7 +387,7 @@ class ReadWriteLockTests {
 		finally {
 			threads.shutdownNow();
 		}
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -412,7 +411,7 @@ class ReadWriteLockTests {
 		assertThat(write.extend(Duration.ofSeconds(20))).isTrue();
 		assertThat(lock.tryAcquireRead(Duration.ZERO, null)).isEmpty();
 		write.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -433,7 +432,7 @@ class ReadWriteLockTests {
 		})).as("tryLock() while nobody writes").isTrue();
 		reader.readLock().unlock();
 		waiting.get(10, TimeUnit.SECONDS).release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -453,7 +452,7 @@ class ReadWriteLockTests {
 		waiting.cancel(false);
 		await().atMost(Duration.ofSeconds(1)).until(() -> triesOnOtherThread(newcomer.readLock()));
 		reader.readLock().unlock();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -465,15 +464,6 @@ class ReadWriteLockTests {
 		assertThat(lock.writeLock().tryLock()).isTrue();
 		lock.writeLock().unlock();
 		client.getLock(name).unlock();
-	}
-
-	private void assertNoKeysOf(String name) {
-		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-			Map<String, String> hash = this.redisTemplate.<String, String>opsForHash()
-				.entries("lock:{" + name + "}:rw");
-			assertThat(hash).as("the lock hash").isEmpty();
-			assertThat(this.redisTemplate.keys("lock:{" + name + "}*")).as("keys of the lock").isEmpty();
-		});
 	}
 
 	// whether another thread (another owner) gets the lock at once; released again

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -95,7 +94,7 @@ class SemaphoreTests {
 		assertThat(most.get()).as("most holders at once").isEqualTo(permits);
 		assertThat(runs.get()).isEqualTo(12 * 15);
 		assertThat(semaphores.get(0).availablePermits()).isEqualTo(permits);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -239,7 +238,7 @@ class SemaphoreTests {
 		waiter.get(10, TimeUnit.SECONDS).release();
 		assertThat(semaphore.availablePermits()).isEqualTo(1);
 		await().atMost(Duration.ofSeconds(10)).until(() -> LockTestClients.inspector(client).waitingCount() == 0);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	/**
@@ -256,7 +255,7 @@ class SemaphoreTests {
 		LockHandle longer = semaphore.acquire(Duration.ZERO, Duration.ofMinutes(2));
 		semaphore.acquire(Duration.ZERO, Duration.ofSeconds(2));
 		longer.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -284,7 +283,7 @@ class SemaphoreTests {
 		handle.release();
 		blocking.release();
 		LockTestClients.assertNothingLeftBehind(client);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -334,7 +333,7 @@ class SemaphoreTests {
 		assertThat(semaphore.availablePermits()).isEqualTo(1);
 		permits.forEach(LockHandle::release);
 		assertThat(semaphore.availablePermits()).isEqualTo(3);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -352,7 +351,7 @@ class SemaphoreTests {
 		LockHandle beside = wide.acquire(Duration.ZERO, null);
 		alone.release();
 		beside.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -383,7 +382,7 @@ class SemaphoreTests {
 		LockHandle next = semaphore.acquire(Duration.ofSeconds(10), null);
 		next.release();
 		LockTestClients.assertNothingLeftBehind(client);
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -397,7 +396,7 @@ class SemaphoreTests {
 		org.assertj.core.api.Assertions.assertThatExceptionOfType(LeaseExpiredException.class)
 			.isThrownBy(expiring::release);
 		next.release();
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	@Test
@@ -429,7 +428,7 @@ class SemaphoreTests {
 		for (CompletableFuture<LockHandle> waiter : waiters) {
 			waiter.join().release();
 		}
-		assertNoKeysOf(name);
+		LockTestClients.assertNoKeysOf(this.redisTemplate, name);
 	}
 
 	// a critical section that lasts long enough for the other holders to overlap
@@ -440,13 +439,6 @@ class SemaphoreTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	private void assertNoKeysOf(String name) {
-		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			Set<String> keys = this.redisTemplate.keys("lock:{" + name + "}*");
-			assertThat(keys).as("keys of the semaphore").isEmpty();
-		});
 	}
 
 }

@@ -6,9 +6,12 @@ import java.util.concurrent.CompletableFuture;
 import java.time.Duration;
 
 import io.github.redislock.LockHandle;
-import io.github.redislock.RedisLock;
 import io.github.redislock.ReactiveRedisLockClient;
+import io.github.redislock.RedisFairLock;
+import io.github.redislock.RedisLock;
 import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.RedisSemaphore;
 import io.github.redislock.autoconfigure.fencing.JdbcFencingGuardAutoConfiguration;
 import io.github.redislock.fencing.FencingGuard;
 import io.github.redislock.interceptor.LockInterceptor;
@@ -283,6 +286,21 @@ class RedisLockAutoConfigurationTests {
 
 			@Override
 			public CompletableFuture<LockHandle> acquireAsync(String name, Duration waitTime, Duration leaseTime) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public RedisReadWriteLock getReadWriteLock(String name) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public RedisSemaphore getSemaphore(String name, int permits) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public RedisFairLock getFairLock(String name) {
 				throw new UnsupportedOperationException();
 			}
 

@@ -357,8 +357,22 @@ final class RedisProcess implements RedisServer {
 	}
 
 	private static @Nullable String findExecutable() {
-		String configured = System.getenv("REDIS_SERVER");
-		if (configured != null && Files.isExecutable(Paths.get(configured))) {
+		return findServer(System.getenv("REDIS_SERVER"));
+	}
+
+	/**
+	 * The {@code redis-server} to start: the one {@code REDIS_SERVER} names, else the
+	 * first on the PATH or in the usual places; {@code null} if there is none.
+	 * @param configured the value of {@code REDIS_SERVER}, if set
+	 * @throws IllegalStateException if {@code REDIS_SERVER} names no executable file: a
+	 * build that pins a Redis must not test against another one unnoticed
+	 */
+	static @Nullable String findServer(@Nullable String configured) {
+		if (configured != null && !configured.isBlank()) {
+			if (!Files.isExecutable(Paths.get(configured))) {
+				throw new IllegalStateException("REDIS_SERVER is '" + configured + "', which is not an executable "
+						+ "file: set it to the path of a redis-server, or unset it to use the one on the PATH");
+			}
 			return configured;
 		}
 		return findExecutable("redis-server");

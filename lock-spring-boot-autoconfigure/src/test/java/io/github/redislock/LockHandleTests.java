@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -10,8 +11,11 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -197,6 +201,30 @@ class LockHandleTests {
 			.hasCauseInstanceOf(InterruptedException.class);
 		assertThat(LockTestClients.inspector(this.client).heldCount()).isZero();
 		holder.unlock();
+	}
+
+	// an application shutting down closes its client with a release still to come: that
+	// is not an outage, and must not be logged as one
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void aReleaseAfterTheClientClosedFailsSayingSoAndTellsNoOutage(CapturedOutput output) {
+		LockHandle handle = this.client.acquire(this.name, Duration.ZERO, null);
+		this.client.close();
+		assertThatExceptionOfType(RedisLockException.class).isThrownBy(handle::release)
+			.withMessageContaining("the lock client is closed");
+		assertThat(handle.releaseAsync()).failsWithin(Duration.ofSeconds(10));
+		// a call on its way as the client closes
+		RedisLockClient other = this.clients.newClient();
+		List<CompletableFuture<Void>> calls = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			calls.add(other.withLockAsync(this.name + i, Duration.ofSeconds(3), null,
+					() -> CompletableFuture.completedFuture(null)));
+		}
+		other.close();
+		for (CompletableFuture<Void> call : calls) {
+			await().until(call::isDone);
+		}
+		assertThat(output).doesNotContain("cannot be reached");
 	}
 
 	@Test

@@ -199,6 +199,7 @@ final class DefaultRedisLockClient implements RedisLockClient, LockInspector {
 
 	@Override
 	public void close() {
+		this.calls.availability().clientClosed();
 		this.engine.close();
 		this.calls.close();
 		if (this.meters != null) {

@@ -49,11 +49,22 @@ final class RedisAvailability {
 	// after it (its timeout ran out just as Redis came back) belongs to that incident
 	private long backAt;
 
+	// set once, as the client closes: failures after it are the close's, not Redis'
+	private volatile boolean clientClosed;
+
 	// when each kind of refusal was last told
 	private final ConcurrentHashMap<String, Long> refusalsTold = new ConcurrentHashMap<>();
 
 	RedisAvailability(String where) {
 		this.where = where;
+	}
+
+	/**
+	 * The client is closing: calls still on their way fail as their connection closes
+	 * (Lettuce: "Connection closed"), which is no outage; told at DEBUG from now on.
+	 */
+	void clientClosed() {
+		this.clientClosed = true;
 	}
 
 	/**
@@ -64,6 +75,12 @@ final class RedisAvailability {
 	 * sent before Redis was told back, failing after it, opens no new incident
 	 */
 	synchronized void unreachable(String why, long sentAt) {
+		if (this.clientClosed) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("A call to Redis at " + this.where + " ended as the lock client closed: " + why);
+			}
+			return;
+		}
 		long now = nonZero(System.nanoTime());
 		if (this.lostSince == 0 && this.backAt != 0 && sentAt - this.backAt < 0) {
 			if (logger.isDebugEnabled()) {

@@ -222,7 +222,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 				next.execute(() -> onReply(reply, failure));
 			}
 			catch (RejectedExecutionException closed) {
-				this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+				this.result.completeExceptionally(new ClientClosedException());
 			}
 		});
 		return true;
@@ -315,7 +315,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 		catch (RejectedExecutionException closed) {
 			// outside the place's monitor: failing the result runs the caller's
 			// continuations
-			this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			this.result.completeExceptionally(new ClientClosedException());
 			return;
 		}
 		if (queue != null) {
@@ -349,7 +349,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			this.continuations.execute(() -> complete(hold));
 		}
 		catch (RejectedExecutionException closed) {
-			this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			this.result.completeExceptionally(new ClientClosedException());
 			this.givesBack.accept(hold);
 		}
 	}
@@ -371,7 +371,7 @@ final class AsyncAcquisition implements WaitQueue.Waiter {
 			});
 		}
 		catch (RejectedExecutionException closed) {
-			this.result.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			this.result.completeExceptionally(new ClientClosedException());
 		}
 	}
 

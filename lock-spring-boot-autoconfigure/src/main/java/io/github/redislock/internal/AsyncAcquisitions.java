@@ -74,7 +74,7 @@ final class AsyncAcquisitions {
 		CompletableFuture<@Nullable Hold> result = acquisition.start();
 		this.pending.add(result);
 		if (this.closed) {
-			result.completeExceptionally(closedException());
+			result.completeExceptionally(new ClientClosedException());
 		}
 		// the caller's future completes after the observation ended, and a cancel of it
 		// withdraws the acquisition
@@ -134,12 +134,8 @@ final class AsyncAcquisitions {
 	void close() {
 		this.closed = true;
 		for (CompletableFuture<@Nullable Hold> result : this.pending) {
-			result.completeExceptionally(closedException());
+			result.completeExceptionally(new ClientClosedException());
 		}
-	}
-
-	private static IllegalStateException closedException() {
-		return new IllegalStateException("The lock client is closed");
 	}
 
 }

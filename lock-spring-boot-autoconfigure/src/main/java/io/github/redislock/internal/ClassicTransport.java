@@ -122,7 +122,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 			this.connection = null;
 		}
 		if (opening != null) {
-			opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			opening.completeExceptionally(new ClientClosedException());
 		}
 		if (connection != null) {
 			closeQuietly(connection);
@@ -151,7 +151,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 		CompletableFuture<RedisPubSubAsyncCommands<byte[], byte[]>> open;
 		synchronized (this) {
 			if (this.closed) {
-				return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
+				return CompletableFuture.failedFuture(new ClientClosedException());
 			}
 			RedisPubSubAsyncCommands<byte[], byte[]> current = currentPubSubCommands();
 			if (current != null) {
@@ -163,7 +163,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 					this.opener.execute(() -> open(opening));
 				}
 				catch (RejectedExecutionException ex) {
-					return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
+					return CompletableFuture.failedFuture(new ClientClosedException());
 				}
 				this.opening = opening;
 			}
@@ -201,7 +201,7 @@ final class ClassicTransport implements ReleaseTransport, MessageListener, Subsc
 				return;
 			}
 			closeQuietly(connection);
-			opening.completeExceptionally(new IllegalStateException("The lock client is closed"));
+			opening.completeExceptionally(new ClientClosedException());
 		}
 		catch (RuntimeException ex) {
 			if (connection != null) {

@@ -140,7 +140,7 @@ final class CommandConnection {
 	 */
 	synchronized CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> open(long deadline) {
 		if (this.closed) {
-			return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
+			return CompletableFuture.failedFuture(new ClientClosedException());
 		}
 		AbstractRedisClient client = currentClient();
 		if (this.connecting == null || this.connecting.isDone() || client != this.connectingClient) {
@@ -225,7 +225,7 @@ final class CommandConnection {
 			try {
 				Open open = adopt(openOnce());
 				if (open == null) {
-					connecting.completeExceptionally(new IllegalStateException("The lock client is closed"));
+					connecting.completeExceptionally(new ClientClosedException());
 					return;
 				}
 				this.lastFailure = null;

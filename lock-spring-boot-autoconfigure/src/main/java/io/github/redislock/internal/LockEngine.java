@@ -278,7 +278,7 @@ final class LockEngine implements AutoCloseable {
 	}
 
 	private static IllegalStateException closed(LockKeys keys) {
-		return new IllegalStateException("The lock client is closed; cannot acquire lock '" + keys.name() + "'");
+		return new ClientClosedException(keys.name());
 	}
 
 	// Re-entry under the watchdog asks Redis nothing: the watchdog keeps the lease, and a

@@ -120,8 +120,7 @@ final class RedisFailures {
 
 	// nothing was sent: a known failure, whose message says why no connection was had
 	RedisLockException notConnected(Supplier<String> what, @Nullable Throwable failure) {
-		if (failure instanceof IllegalStateException closed
-				&& "The lock client is closed".equals(closed.getMessage())) {
+		if (failure instanceof ClientClosedException closed) {
 			return new RedisLockException("Could not " + what.get() + ": the lock client is closed", closed);
 		}
 		RedisLockException notConnected = ConnectionFailures.notConnected("Could not " + what.get(), this.where,

@@ -117,7 +117,7 @@ final class ReleaseTransportChoice {
 					}
 				}
 				catch (RejectedExecutionException closed) {
-					this.transport.completeExceptionally(new IllegalStateException("The lock client is closed"));
+					this.transport.completeExceptionally(new ClientClosedException());
 					return;
 				}
 				if (!this.transport.complete(chosen)) {
@@ -132,7 +132,7 @@ final class ReleaseTransportChoice {
 						TimeUnit.MILLISECONDS);
 			}
 			catch (RejectedExecutionException closed) {
-				this.transport.completeExceptionally(new IllegalStateException("The lock client is closed"));
+				this.transport.completeExceptionally(new ClientClosedException());
 			}
 		});
 	}

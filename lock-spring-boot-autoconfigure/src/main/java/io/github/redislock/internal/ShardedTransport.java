@@ -114,7 +114,7 @@ final class ShardedTransport extends RedisClusterPubSubAdapter<byte[], byte[]> i
 	private synchronized CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection() {
 		CompletableFuture<StatefulRedisClusterPubSubConnection<byte[], byte[]>> connection = this.connection;
 		if (this.closed) {
-			return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
+			return CompletableFuture.failedFuture(new ClientClosedException());
 		}
 		if (connection == null || connection.isCompletedExceptionally()) {
 			connection = connect();

@@ -355,7 +355,7 @@ final class InMemoryRedis {
 			CompletableFuture<Void> subscription;
 			synchronized (this) {
 				if (this.closed) {
-					return CompletableFuture.failedFuture(new IllegalStateException("The lock client is closed"));
+					return CompletableFuture.failedFuture(new ClientClosedException());
 				}
 				sending.run();
 				subscription = this.sent.computeIfAbsent(channel, (name) -> new CompletableFuture<>());
@@ -404,8 +404,7 @@ final class InMemoryRedis {
 				failed = new ArrayList<>(this.sent.values());
 				this.sent.clear();
 			}
-			failed.forEach((subscription) -> subscription
-				.completeExceptionally(new IllegalStateException("The lock client is closed")));
+			failed.forEach((subscription) -> subscription.completeExceptionally(new ClientClosedException()));
 		}
 
 		void publish(String channel) {

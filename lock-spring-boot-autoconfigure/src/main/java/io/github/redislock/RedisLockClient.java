@@ -282,7 +282,7 @@ public interface RedisLockClient extends AutoCloseable {
 	 * @param redisTemplate a template whose connection factory is initialized
 	 */
 	static Builder builder(StringRedisTemplate redisTemplate) {
-		return new Builder(redisTemplate);
+		return new DefaultRedisLockClientBuilder(redisTemplate);
 	}
 
 	/**
@@ -291,7 +291,7 @@ public interface RedisLockClient extends AutoCloseable {
 	 */
 	static Builder builder(RedisConnectionFactory connectionFactory) {
 		Assert.notNull(connectionFactory, "connectionFactory must not be null");
-		return new Builder(new StringRedisTemplate(connectionFactory));
+		return new DefaultRedisLockClientBuilder(new StringRedisTemplate(connectionFactory));
 	}
 
 	private static void unlockAfterFailure(Runnable unlock, Throwable failure) {
@@ -304,28 +304,14 @@ public interface RedisLockClient extends AutoCloseable {
 	}
 
 	/**
-	 * Options of a {@link RedisLockClient}. Every option has a default.
+	 * Options of a {@link RedisLockClient}. Every option has a default; each setter
+	 * checks its value at once and throws {@link IllegalArgumentException} naming the
+	 * option. With Spring Boot, a {@code RedisLockClientBuilderCustomizer} bean adjusts
+	 * the one the auto-configuration uses.
+	 *
+	 * @since 0.1.0
 	 */
-	final class Builder {
-
-		private final StringRedisTemplate redisTemplate;
-
-		private String keyPrefix = "lock:";
-
-		private Duration watchdogTimeout = Duration.ofSeconds(30);
-
-		private Duration commandTimeout = Duration.ofSeconds(2);
-
-		private Consumer<LeaseLostEvent> leaseLostListener = (event) -> {
-		};
-
-		@Nullable private ObservationRegistry observationRegistry;
-
-		@Nullable private MeterRegistry meterRegistry;
-
-		private int acknowledgingReplicas;
-
-		private Duration acknowledgementTimeout = Duration.ZERO;
+	interface Builder {
 
 		/**
 		 * The most {@link #maxLocalPasses(int)} accepts: a grant reserves that many
@@ -336,40 +322,19 @@ public interface RedisLockClient extends AutoCloseable {
 		 * docs/fencing.md).
 		 * @since 0.1.0
 		 */
-		public static final int MAX_LOCAL_PASSES_LIMIT = 64;
-
-		private int maxLocalPasses = 8;
-
-		private ShardedPubSub shardedPubSub = ShardedPubSub.AUTO;
-
-		private Builder(StringRedisTemplate redisTemplate) {
-			Assert.notNull(redisTemplate, "redisTemplate must not be null");
-			this.redisTemplate = redisTemplate;
-		}
+		int MAX_LOCAL_PASSES_LIMIT = 64;
 
 		/**
 		 * What every lock key starts with (default {@code lock:}); the key of lock
 		 * {@code order:42} is then {@code lock:{order:42}}. Must not contain '{' or '}'.
 		 */
-		public Builder keyPrefix(String keyPrefix) {
-			Assert.notNull(keyPrefix, "keyPrefix must not be null");
-			String problem = ClientProviders.provider().keyPrefixProblem(keyPrefix);
-			Assert.isNull(problem, () -> "keyPrefix " + problem + " (was '" + keyPrefix + "')");
-			this.keyPrefix = keyPrefix;
-			return this;
-		}
+		Builder keyPrefix(String keyPrefix);
 
 		/**
 		 * The lease of locks taken without an explicit lease (default 30 s); the watchdog
 		 * renews such leases every third of it. At least 300 ms.
 		 */
-		public Builder watchdogTimeout(Duration watchdogTimeout) {
-			Assert.notNull(watchdogTimeout, "watchdogTimeout must not be null");
-			Assert.isTrue(watchdogTimeout.compareTo(Duration.ofMillis(300)) >= 0,
-					() -> "watchdogTimeout must be at least 300ms, was " + watchdogTimeout);
-			this.watchdogTimeout = watchdogTimeout;
-			return this;
-		}
+		Builder watchdogTimeout(Duration watchdogTimeout);
 
 		/**
 		 * The longest a single lock command (an acquire attempt, a release, a renewal, a
@@ -387,13 +352,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * only the library's own timeout applies. At least 10 ms.
 		 * @since 0.1.0
 		 */
-		public Builder commandTimeout(Duration commandTimeout) {
-			Assert.notNull(commandTimeout, "commandTimeout must not be null");
-			Assert.isTrue(commandTimeout.toMillis() >= 10,
-					() -> "commandTimeout must be at least 10ms, was " + commandTimeout);
-			this.commandTimeout = commandTimeout;
-			return this;
-		}
+		Builder commandTimeout(Duration commandTimeout);
 
 		/**
 		 * Who to tell when a thread of this client turns out to have lost a lock it held
@@ -402,11 +361,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * to the application context. Default: nobody (the loss is still logged as a
 		 * warning).
 		 */
-		public Builder leaseLostListener(Consumer<LeaseLostEvent> leaseLostListener) {
-			Assert.notNull(leaseLostListener, "leaseLostListener must not be null");
-			this.leaseLostListener = leaseLostListener;
-			return this;
-		}
+		Builder leaseLostListener(Consumer<LeaseLostEvent> leaseLostListener);
 
 		/**
 		 * Where to report acquisitions and holds as Micrometer observations, so that
@@ -419,11 +374,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * {@code order:42} and {@code order:43} share meters. Default: none.
 		 * @since 0.1.0
 		 */
-		public Builder observationRegistry(ObservationRegistry observationRegistry) {
-			Assert.notNull(observationRegistry, "observationRegistry must not be null");
-			this.observationRegistry = observationRegistry;
-			return this;
-		}
+		Builder observationRegistry(ObservationRegistry observationRegistry);
 
 		/**
 		 * Where to register this client's meters: gauges {@code redis.lock.held} (locks
@@ -434,11 +385,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * {@code io.micrometer:micrometer-core}. Default: none.
 		 * @since 0.1.0
 		 */
-		public Builder meterRegistry(MeterRegistry meterRegistry) {
-			Assert.notNull(meterRegistry, "meterRegistry must not be null");
-			this.meterRegistry = meterRegistry;
-			return this;
-		}
+		Builder meterRegistry(MeterRegistry meterRegistry);
 
 		/**
 		 * Makes every acquisition wait until this many replicas of the lock's master have
@@ -454,14 +401,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * @param timeout how long to wait for them, at least 1 ms
 		 * @since 0.1.0
 		 */
-		public Builder replicaAcknowledgement(int replicas, Duration timeout) {
-			Assert.isTrue(replicas >= 1, () -> "replicas must be at least 1, was " + replicas);
-			Assert.notNull(timeout, "timeout must not be null");
-			Assert.isTrue(timeout.toMillis() >= 1, () -> "timeout must be at least 1ms, was " + timeout);
-			this.acknowledgingReplicas = replicas;
-			this.acknowledgementTimeout = timeout;
-			return this;
-		}
+		Builder replicaAcknowledgement(int replicas, Duration timeout);
 
 		/**
 		 * How many times in a row a lock may pass from one thread (or handle) of this
@@ -484,13 +424,7 @@ public interface RedisLockClient extends AutoCloseable {
 		 * @param maxLocalPasses at least 0, at most {@link #MAX_LOCAL_PASSES_LIMIT} (64)
 		 * @since 0.1.0
 		 */
-		public Builder maxLocalPasses(int maxLocalPasses) {
-			Assert.isTrue(maxLocalPasses >= 0, () -> "maxLocalPasses must not be negative, was " + maxLocalPasses);
-			Assert.isTrue(maxLocalPasses <= MAX_LOCAL_PASSES_LIMIT, () -> "maxLocalPasses must be at most "
-					+ MAX_LOCAL_PASSES_LIMIT + " (the fencing tokens a grant reserves), was " + maxLocalPasses);
-			this.maxLocalPasses = maxLocalPasses;
-			return this;
-		}
+		Builder maxLocalPasses(int maxLocalPasses);
 
 		/**
 		 * Whether releases on a Redis Cluster are announced with sharded pub/sub
@@ -501,22 +435,10 @@ public interface RedisLockClient extends AutoCloseable {
 		 * @param shardedPubSub {@link ShardedPubSub#AUTO} by default
 		 * @since 0.1.0
 		 */
-		public Builder shardedPubSub(ShardedPubSub shardedPubSub) {
-			Assert.notNull(shardedPubSub, "shardedPubSub must not be null");
-			this.shardedPubSub = shardedPubSub;
-			return this;
-		}
+		Builder shardedPubSub(ShardedPubSub shardedPubSub);
 
 		/** Creates the client; it starts its watchdog thread. */
-		public RedisLockClient build() {
-			// the engine, through the one factory the API declares (see
-			// RedisLockClientProvider)
-			return ClientProviders.provider()
-				.create(new RedisLockClientProvider.Settings(this.redisTemplate, this.keyPrefix, this.watchdogTimeout,
-						this.commandTimeout, this.leaseLostListener, this.observationRegistry, this.meterRegistry,
-						this.acknowledgingReplicas, this.acknowledgementTimeout, this.maxLocalPasses,
-						this.shardedPubSub));
-		}
+		RedisLockClient build();
 
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.torture;
 
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import io.github.redislock.TortureFaults.Kind;
+import io.github.redislock.torture.TortureFaults.Kind;
 import org.jspecify.annotations.Nullable;
 
 /**

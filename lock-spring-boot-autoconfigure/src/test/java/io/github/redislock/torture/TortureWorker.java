@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.torture;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -17,6 +17,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
+import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.LockHandle;
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisLockException;
 import io.github.redislock.fencing.RedisFencedValues;
 import io.github.redislock.fencing.StaleFencingTokenException;
 import io.github.redislock.testsupport.RedisServers;

@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.torture;
 
 import java.io.BufferedReader;
 import java.io.IOException;

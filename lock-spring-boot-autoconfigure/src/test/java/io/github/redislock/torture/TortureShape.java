@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.torture;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import io.github.redislock.TortureFaults.Kind;
+import io.github.redislock.torture.TortureFaults.Kind;
 
 /**
  * The shape of a {@link TortureTests} run, from system properties (see there).

@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.torture;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.torture;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.TortureHistory.Call;
+import io.github.redislock.torture.TortureHistory.Call;
 
 /**
  * The timing figures of a {@link TortureHistory}: how far calls overran their bound, how

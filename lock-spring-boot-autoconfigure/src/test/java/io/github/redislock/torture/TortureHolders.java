@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.torture;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -8,8 +8,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
-import io.github.redislock.TortureHistory.Call;
-import io.github.redislock.TortureHistory.Overlap;
+import io.github.redislock.torture.TortureHistory.Call;
+import io.github.redislock.torture.TortureHistory.Overlap;
 
 /**
  * The checks of {@link TortureTests} when each name is a semaphore of {@code permits}

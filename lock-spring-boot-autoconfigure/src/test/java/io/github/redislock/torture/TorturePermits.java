@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.torture;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -14,6 +14,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
+
+import io.github.redislock.LeaseExpiredException;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockNotAcquiredException;
+import io.github.redislock.ReactiveLock;
+import io.github.redislock.ReactiveRedisLockClient;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisLockException;
+import io.github.redislock.RedisSemaphore;
 
 /**
  * The calls of a {@link TortureWorker} thread when each name is a semaphore of

@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * test, or earlier with {@link #close()} (a test that stops its Redis topology in
  * {@code @AfterEach} closes the clients first).
  */
-final class LockTestClients implements AfterEachCallback, AutoCloseable {
+public final class LockTestClients implements AfterEachCallback, AutoCloseable {
 
 	/**
 	 * The watchdog lease of test clients: short, so that tests of expiry are quick, yet
@@ -52,7 +52,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
-	LockTestClients(RedisServerExtension redis) {
+	public LockTestClients(RedisServerExtension redis) {
 		this.connectionFactories = redis::newConnectionFactory;
 		this.serverRunning = () -> redis.server().isRunning();
 	}
@@ -70,11 +70,11 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	 * @param configuration where the topology is
 	 * @param commandTimeout how long a command may take before it fails
 	 */
-	static LockTestClients on(Supplier<RedisConfiguration> configuration, Duration commandTimeout) {
+	public static LockTestClients on(Supplier<RedisConfiguration> configuration, Duration commandTimeout) {
 		return new LockTestClients(() -> RedisServers.connectionFactory(configuration.get(), commandTimeout));
 	}
 
-	RedisLockClient newClient() {
+	public RedisLockClient newClient() {
 		return newClient(Duration.ofSeconds(30));
 	}
 
@@ -84,7 +84,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 		return connected(client);
 	}
 
-	RedisLockClient newClient(Consumer<RedisLockClient.Builder> customizer) {
+	public RedisLockClient newClient(Consumer<RedisLockClient.Builder> customizer) {
 		RedisLockClient.Builder builder = RedisLockClient.builder(newTemplate()).watchdogTimeout(TEST_WATCHDOG_TIMEOUT);
 		customizer.accept(builder);
 		RedisLockClient client = builder.build();
@@ -100,7 +100,8 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	 * @param commandTimeout the client's lock command timeout and its factory's
 	 * @param customizer adds to the builder's settings
 	 */
-	RedisLockClient through(FaultProxy proxy, Duration commandTimeout, Consumer<RedisLockClient.Builder> customizer) {
+	public RedisLockClient through(FaultProxy proxy, Duration commandTimeout,
+			Consumer<RedisLockClient.Builder> customizer) {
 		LettuceConnectionFactory factory = RedisServers
 			.connectionFactory(new RedisStandaloneConfiguration(proxy.host(), proxy.port()), commandTimeout);
 		this.resources.add(0, factory::destroy);
@@ -158,7 +159,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 	 * thread of the client waits briefly for a lock another of its threads holds, until a
 	 * wait ends without a failure: subscribed.
 	 */
-	static RedisLockClient awaitPubSub(RedisLockClient client) {
+	public static RedisLockClient awaitPubSub(RedisLockClient client) {
 		RedisLock held = client.getLock("test-pubsub-probe-" + UUID.randomUUID());
 		held.lock();
 		try {
@@ -283,7 +284,7 @@ final class LockTestClients implements AfterEachCallback, AutoCloseable {
 			.untilAsserted(() -> assertThat(redis.keys("lock:{" + name + "}*")).as("keys of " + name).isEmpty());
 	}
 
-	static String uniqueName() {
+	public static String uniqueName() {
 		return "test-" + UUID.randomUUID();
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.history;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,10 +8,10 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import io.github.redislock.HistoryEntry.Op;
-import io.github.redislock.HistoryEntry.Side;
-import io.github.redislock.HistoryKind.Acquired;
-import io.github.redislock.HistoryKind.Caller;
+import io.github.redislock.history.HistoryEntry.Op;
+import io.github.redislock.history.HistoryEntry.Side;
+import io.github.redislock.history.HistoryKind.Acquired;
+import io.github.redislock.history.HistoryKind.Caller;
 import org.jspecify.annotations.Nullable;
 
 /**

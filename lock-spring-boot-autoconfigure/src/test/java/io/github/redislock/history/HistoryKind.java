@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.history;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,7 +8,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.HistoryEntry.Side;
+import io.github.redislock.LockHandle;
+import io.github.redislock.LockNotAcquiredException;
+import io.github.redislock.ReactiveRedisLockClient;
+import io.github.redislock.RedisFairLock;
+import io.github.redislock.RedisLock;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.RedisReadWriteLock;
+import io.github.redislock.RedisSemaphore;
+import io.github.redislock.history.HistoryEntry.Side;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.history;
 
 import org.jspecify.annotations.Nullable;
 

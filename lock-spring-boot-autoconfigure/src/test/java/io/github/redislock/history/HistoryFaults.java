@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.history;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.github.redislock;
+package io.github.redislock.history;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Predicate;
 
-import io.github.redislock.HistoryEntry.Op;
-import io.github.redislock.HistoryEntry.Side;
+import io.github.redislock.history.HistoryEntry.Op;
+import io.github.redislock.history.HistoryEntry.Side;
 
 /**
  * Checks a recorded history of lock calls against the promises of the library, from the

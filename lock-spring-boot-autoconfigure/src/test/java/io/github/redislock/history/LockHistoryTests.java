@@ -1,11 +1,14 @@
-package io.github.redislock;
+package io.github.redislock.history;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import io.github.redislock.HistoryKind.Caller;
+import io.github.redislock.ReactiveRedisLockClient;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.LockTestClients;
+import io.github.redislock.history.HistoryKind.Caller;
 import io.github.redislock.testsupport.FaultProxy;
 import io.github.redislock.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,11 +1,14 @@
-package io.github.redislock;
+package io.github.redislock.history;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import io.github.redislock.HistoryKind.Caller;
+import io.github.redislock.ReactiveRedisLockClient;
+import io.github.redislock.RedisLockClient;
+import io.github.redislock.LockTestClients;
+import io.github.redislock.history.HistoryKind.Caller;
 import io.github.redislock.testsupport.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;

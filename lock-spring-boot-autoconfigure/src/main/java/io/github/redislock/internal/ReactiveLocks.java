@@ -127,12 +127,14 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			for (LockRequest request : requests) {
 				LockType type = request.spec().type();
 				String name = request.name();
-				if (holdsCovering(held, type, name)) {
+				// (a pipeline that holds nothing, the usual case, has nothing to look up:
+				// each look-up makes a key per kind)
+				if (!held.isEmpty() && holdsCovering(held, type, name)) {
 					// the pipeline holds a lock of the name that covers this one (it
 					// writes, so it may read): nothing more to take
 					continue;
 				}
-				LockType blocking = heldBlocking(held, type, name);
+				LockType blocking = held.isEmpty() ? null : heldBlocking(held, type, name);
 				if (blocking != null) {
 					return Flux.error(new IllegalMonitorStateException("This pipeline holds the "
 							+ blocking.name().toLowerCase(Locale.ROOT) + " lock of '" + name + "' and cannot take its "

@@ -62,6 +62,9 @@ public enum LockType {
 
 	private final Asyncs asyncs;
 
+	// spec(1), once asked for
+	@Nullable private volatile LockSpec single;
+
 	LockType(LockKind kind, Locks locks, Tries tries, Asyncs asyncs) {
 		this.mode = name();
 		this.limited = false;
@@ -129,6 +132,20 @@ public enum LockType {
 	 * @throws IllegalArgumentException if the kind cannot have that many holders
 	 */
 	LockSpec spec(int limit) {
+		if (limit == 1) {
+			// what nearly every request asks for, made once (an immutable value: two
+			// threads that both make it make equal ones)
+			LockSpec single = this.single;
+			if (single == null) {
+				single = newSpec(1);
+				this.single = single;
+			}
+			return single;
+		}
+		return newSpec(limit);
+	}
+
+	private LockSpec newSpec(int limit) {
 		LockKind limited = this.kinds.apply(limit);
 		return (this.locks != null) ? new LockSpec.ThreadOwned(this, limited, limit, this.locks::lock)
 				: new LockSpec(this, limited, limit);

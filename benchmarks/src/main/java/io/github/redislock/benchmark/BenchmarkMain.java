@@ -112,7 +112,7 @@ public final class BenchmarkMain {
 		System.exit(0);
 	}
 
-	private static Map<String, String> options(String[] args) {
+	static Map<String, String> options(String[] args) {
 		Map<String, String> options = new LinkedHashMap<>();
 		for (String arg : args) {
 			if (!arg.startsWith("--") || !arg.contains("=")) {

@@ -53,7 +53,16 @@ final class CommandStats {
 	}
 
 	static Map<String, Long> read(RedisServer redis) {
-		Map<String, Long> calls = new TreeMap<>();
+		return read(redis, "calls");
+	}
+
+	/** Redis' own time in each command since the last reset, in microseconds. */
+	static Map<String, Long> micros(RedisServer redis) {
+		return read(redis, "usec");
+	}
+
+	private static Map<String, Long> read(RedisServer redis, String field) {
+		Map<String, Long> values = new TreeMap<>();
 		for (String line : redis.command("INFO", "commandstats").split("\r?\n")) {
 			if (!line.startsWith("cmdstat_")) {
 				continue;
@@ -62,10 +71,10 @@ final class CommandStats {
 			if (command.equals("info") || command.startsWith("config")) {
 				continue;
 			}
-			int start = line.indexOf("calls=") + "calls=".length();
-			calls.put(command, Long.parseLong(line.substring(start, line.indexOf(',', start))));
+			int start = line.indexOf(field + "=") + field.length() + 1;
+			values.put(command, Long.parseLong(line.substring(start, line.indexOf(',', start))));
 		}
-		return calls;
+		return values;
 	}
 
 }

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -210,19 +209,9 @@ public final class ScriptCostMain {
 					throw new IllegalStateException(this.name + ": a release did not free its lock");
 				}
 			}
-			long micros = evalshaMicros(redis);
+			long micros = CommandStats.micros(redis).getOrDefault("evalsha", 0L);
 			this.totalMicros += micros;
 			this.perBatch.add(micros / (double) BATCH);
-		}
-
-		private static long evalshaMicros(RedisServer redis) {
-			return Arrays.stream(redis.command("INFO", "commandstats").split("\r?\n"))
-				.filter((line) -> line.startsWith("cmdstat_evalsha:"))
-				.mapToLong((line) -> {
-					int start = line.indexOf("usec=") + "usec=".length();
-					return Long.parseLong(line.substring(start, line.indexOf(',', start)));
-				})
-				.sum();
 		}
 
 		private static long join(RedisFuture<Long> reply) {

@@ -62,8 +62,8 @@ public enum LockType {
 
 	private final Asyncs asyncs;
 
-	// spec(1), once asked for
-	@Nullable private volatile LockSpec single;
+	// spec(1), what nearly every request asks for: made once
+	private final LockSpec single;
 
 	LockType(LockKind kind, Locks locks, Tries tries, Asyncs asyncs) {
 		this.mode = name();
@@ -73,6 +73,7 @@ public enum LockType {
 		this.locks = locks;
 		this.tries = tries;
 		this.asyncs = asyncs;
+		this.single = newSpec(1);
 	}
 
 	LockType(String mode, IntFunction<LockKind> kinds, Tries tries, Asyncs asyncs) {
@@ -83,6 +84,7 @@ public enum LockType {
 		this.locks = null;
 		this.tries = tries;
 		this.asyncs = asyncs;
+		this.single = newSpec(1);
 	}
 
 	/**
@@ -132,17 +134,7 @@ public enum LockType {
 	 * @throws IllegalArgumentException if the kind cannot have that many holders
 	 */
 	LockSpec spec(int limit) {
-		if (limit == 1) {
-			// what nearly every request asks for, made once (an immutable value: two
-			// threads that both make it make equal ones)
-			LockSpec single = this.single;
-			if (single == null) {
-				single = newSpec(1);
-				this.single = single;
-			}
-			return single;
-		}
-		return newSpec(limit);
+		return (limit == 1) ? this.single : newSpec(limit);
 	}
 
 	private LockSpec newSpec(int limit) {

@@ -127,14 +127,12 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 			for (LockRequest request : requests) {
 				LockType type = request.spec().type();
 				String name = request.name();
-				// (a pipeline that holds nothing, the usual case, has nothing to look up:
-				// each look-up makes a key per kind)
-				if (!held.isEmpty() && holdsCovering(held, type, name)) {
+				if (holdsCovering(held, type, name)) {
 					// the pipeline holds a lock of the name that covers this one (it
 					// writes, so it may read): nothing more to take
 					continue;
 				}
-				LockType blocking = held.isEmpty() ? null : heldBlocking(held, type, name);
+				LockType blocking = heldBlocking(held, type, name);
 				if (blocking != null) {
 					return Flux.error(new IllegalMonitorStateException("This pipeline holds the "
 							+ blocking.name().toLowerCase(Locale.ROOT) + " lock of '" + name + "' and cannot take its "
@@ -157,7 +155,12 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 		});
 	}
 
+	// A pipeline that holds nothing, the usual case, has nothing to look up (each look-up
+	// makes a key per kind).
 	private boolean holdsCovering(Set<HeldName> held, LockType type, String name) {
+		if (held.isEmpty()) {
+			return false;
+		}
 		for (LockType other : LockType.values()) {
 			if (type.isCoveredBy(other) && held.contains(new HeldName(this.client, other, name))) {
 				return true;
@@ -167,6 +170,9 @@ public final class ReactiveLocks implements ReactiveRedisLockClient {
 	}
 
 	private @Nullable LockType heldBlocking(Set<HeldName> held, LockType type, String name) {
+		if (held.isEmpty()) {
+			return null;
+		}
 		for (LockType other : LockType.values()) {
 			if (type.waitsForItselfHolding(other) && held.contains(new HeldName(this.client, other, name))) {
 				return other;

@@ -115,6 +115,29 @@ class RedisFailureTests {
 		assertThat(handle.isHeld()).isFalse();
 	}
 
+	@Test
+	void anAsynchronousReleaseThatRanAndWasSentAgainAfterACutIsARelease() throws Exception {
+		FaultProxy proxy = startProxy();
+		List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
+		RedisLockClient client = this.clients.through(proxy, TestTimeouts.COMMAND_TIMEOUT,
+				(builder) -> builder.watchdogTimeout(Duration.ofSeconds(30)).leaseLostListener(lost::add));
+		String name = LockTestClients.uniqueName();
+		LockHandle handle = client.acquire(name, Duration.ZERO, LEASE);
+		// as above, without a thread waiting: the check of the server that answered the
+		// second time is bounded by the client's own deadline (its connection has no
+		// timeout of Lettuce's)
+		proxy.latency(Duration.ofMillis(500));
+		CompletableFuture<Void> release = handle.releaseAsync();
+		await().pollInterval(Duration.ofMillis(5))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> redis.command("EXISTS", "lock:{" + name + "}").equals("0"));
+		proxy.cut();
+		proxy.heal();
+		assertThat(release).succeedsWithin(Duration.ofSeconds(30));
+		assertThat(lost).as("leases reported lost").isEmpty();
+		assertThat(handle.isHeld()).isFalse();
+	}
+
 	private FaultProxy startProxy() {
 		FaultProxy proxy = FaultProxy.start(redis.server().host(), redis.server().port());
 		this.proxies.add(proxy);

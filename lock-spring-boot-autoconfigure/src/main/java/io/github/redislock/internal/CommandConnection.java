@@ -47,15 +47,17 @@ final class CommandConnection {
 
 	private static final Log logger = LogFactory.getLog(CommandConnection.class);
 
+	// No expiry of Lettuce's own on this connection: RedisCalls waits for every answer
+	// within a deadline of its own (the lock command timeout, or less), so a second timer
+	// per command would only cost each call a schedule and a cancel on Lettuce's timer
+	// thread. (The factory's spring.data.redis timeout, the default, could also be
+	// shorter than the lock command timeout and fail a call the client still waits for.)
+	private static final Duration NO_EXPIRY = Duration.ZERO;
+
 	/** The pause between two attempts while calls wait: Redis is not hammered. */
 	static final long RETRY_MILLIS = 100;
 
 	private final LettuceConnectionFactory connectionFactory;
-
-	// Lettuce's own expiry of this connection's commands: the lock command timeout, since
-	// the client waits for the answers itself within it (the factory's spring.data.redis
-	// timeout may be shorter, and would fail a call the lock client still waits for)
-	private final Duration commandTimeout;
 
 	private volatile @Nullable Open current;
 
@@ -111,9 +113,8 @@ final class CommandConnection {
 
 	private boolean closed;
 
-	CommandConnection(LettuceConnectionFactory connectionFactory, Duration commandTimeout) {
+	CommandConnection(LettuceConnectionFactory connectionFactory) {
 		this.connectionFactory = connectionFactory;
-		this.commandTimeout = commandTimeout;
 	}
 
 	/**
@@ -290,12 +291,12 @@ final class CommandConnection {
 		AbstractRedisClient client = this.connectionFactory.getNativeClient();
 		if (client instanceof RedisClusterClient cluster) {
 			StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
-			connection.setTimeout(this.commandTimeout);
+			connection.setTimeout(NO_EXPIRY);
 			return new Open(connection, connection.async());
 		}
 		if (client instanceof RedisClient standalone) {
 			StatefulRedisConnection<byte[], byte[]> connection = standalone.connect(ByteArrayCodec.INSTANCE);
-			connection.setTimeout(this.commandTimeout);
+			connection.setTimeout(NO_EXPIRY);
 			Open open = new Open(connection, connection.async());
 			if (connection instanceof RedisChannelHandler<?, ?> handler) {
 				this.lostBecause = null;

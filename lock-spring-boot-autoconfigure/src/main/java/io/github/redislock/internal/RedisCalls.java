@@ -1,6 +1,5 @@
 package io.github.redislock.internal;
 
-import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -63,8 +62,8 @@ final class RedisCalls implements CallDeadlines {
 	RedisCalls(RedisConnectionFactory connectionFactory, long timeoutMillis) {
 		this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
 		this.factory = new FactoryConnections(connectionFactory);
-		this.own = (connectionFactory instanceof LettuceConnectionFactory lettuce)
-				? new CommandConnection(lettuce, Duration.ofMillis(timeoutMillis)) : null;
+		this.own = (connectionFactory instanceof LettuceConnectionFactory lettuce) ? new CommandConnection(lettuce)
+				: null;
 		this.failures = new RedisFailures(ConnectionFailures.where(connectionFactory), this.timeoutNanos, this.own);
 		this.availability = this.failures.availability();
 	}

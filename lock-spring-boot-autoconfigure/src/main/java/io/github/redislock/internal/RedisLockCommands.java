@@ -141,7 +141,8 @@ final class RedisLockCommands implements LockCommands {
 			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
 					(redis) -> announcing((mode) -> keys.kind().release(redis, keys, release, this.yieldMillis, mode)))
 			.thenCompose((reply) -> (reply != LockReply.NOT_HELD) ? CompletableFuture.completedFuture(reply)
-					: ranBeforeItWasResent(reply, sentAt));
+					: this.calls.within(describe("release", keys), ranBeforeItWasResent(reply, sentAt),
+							this.calls.deadline(RedisCalls.NO_LIMIT)));
 	}
 
 	// Lettuce sends a command again on the connection it reconnected when the connection

@@ -47,7 +47,7 @@ class CommandConnectionCloseTests {
 	void aContinuationAskingForAConnectionWhileTheConnectionClosesGetsAnAnswerAndTheCloseEnds() throws Exception {
 		this.factory = RedisServers.connectionFactory(
 				new RedisStandaloneConfiguration(redis.server().host(), redis.server().port()), Duration.ofSeconds(10));
-		CommandConnection connection = new CommandConnection(this.factory, Duration.ofSeconds(10));
+		CommandConnection connection = new CommandConnection(this.factory);
 		RedisClusterAsyncCommands<byte[], byte[]> commands = connection.open(deadlineIn(Duration.ofSeconds(10)))
 			.get(10, TimeUnit.SECONDS);
 		Thread closer = new Thread(connection::close, "closer");

@@ -6,18 +6,16 @@ import java.util.Deque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redislock.testsupport.RedisCluster;
+import io.github.redislock.testsupport.RedisClusterExtension;
 import io.github.redislock.testsupport.RedisServer;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -48,19 +46,10 @@ class ClusterOutageTests {
 
 	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3);
 
 	private final Deque<AutoCloseable> resources = new ArrayDeque<>();
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
 
 	@AfterEach
 	void closeResources() throws Exception {
@@ -84,11 +73,11 @@ class ClusterOutageTests {
 			.until(() -> !waitingLock.tryLock(Duration.ofMillis(100), null));
 		holder.unlock();
 
-		cluster.nodes().forEach(RedisServer::stop);
+		redis.cluster().nodes().forEach(RedisServer::stop);
 		assertThat(catchThrowable(() -> lockAndUnlockEach(client))).isInstanceOf(RedisLockException.class);
-		cluster.nodes().forEach(RedisServer::start);
+		redis.cluster().nodes().forEach(RedisServer::start);
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> cluster.nodes().stream().allMatch((node) -> clusterStateOk(node)));
+			.until(() -> redis.cluster().nodes().stream().allMatch((node) -> clusterStateOk(node)));
 		long back = System.nanoTime();
 
 		AtomicInteger failed = new AtomicInteger();
@@ -143,8 +132,7 @@ class ClusterOutageTests {
 			.reconnectDelay(NO_RECONNECT_DURING_THE_TEST)
 			.build();
 		this.resources.push(() -> clientResources.shutdown().get(10, TimeUnit.SECONDS));
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(cluster.nodeAddresses()),
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(redis.configuration(),
 				LettuceClientConfiguration.builder().clientResources(clientResources).build());
 		factory.afterPropertiesSet();
 		factory.start();

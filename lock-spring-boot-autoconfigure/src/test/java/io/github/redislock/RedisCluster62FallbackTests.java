@@ -1,6 +1,7 @@
 package io.github.redislock;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URL;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,18 +14,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.redislock.testsupport.RedisCluster;
+import io.github.redislock.testsupport.RedisClusterExtension;
 import io.github.redislock.testsupport.RedisServer;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -58,35 +57,27 @@ class RedisCluster62FallbackTests {
 	@TempDir
 	static Path binaryDirectory;
 
-	private static RedisCluster cluster;
-
-	private final LockTestClients clients = LockTestClients
-		.on(() -> new RedisClusterConfiguration(cluster.nodeAddresses()), TestTimeouts.COMMAND_TIMEOUT);
-
-	@BeforeAll
-	static void startCluster() throws IOException {
+	// the Redis 6.2 binary, copied out of its jar; the tests are skipped without it
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(() -> {
 		URL binary = LegacyRedisServer.find();
 		assumeTrue(binary != null, () -> "The Redis 6.2 binary of embedded-redis (" + LegacyRedisServer.BINARY
 				+ ") is not on the test class path");
-		Path redisServer = LegacyRedisServer.copyExecutable(Objects.requireNonNull(binary), binaryDirectory);
-		cluster = RedisCluster.start(3, 0, redisServer);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		if (cluster != null) {
-			cluster.close();
+		try {
+			return RedisCluster.start(3, 0,
+					LegacyRedisServer.copyExecutable(Objects.requireNonNull(binary), binaryDirectory));
 		}
-	}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	});
 
-	@AfterEach
-	void closeClients() {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final LockTestClients clients = LockTestClients.on(redis::configuration, TestTimeouts.COMMAND_TIMEOUT);
 
 	@Test
 	void theClusterRunsRedis62WithoutShardedPubSub() {
-		for (RedisServer node : cluster.nodes()) {
+		for (RedisServer node : redis.cluster().nodes()) {
 			assertThat(node.command("INFO", "server")).as("INFO of %s", node.port()).contains("redis_version:6.2.");
 		}
 	}
@@ -169,7 +160,7 @@ class RedisCluster62FallbackTests {
 
 	private static long classicSubscribers(String channel) {
 		long subscribers = 0;
-		for (RedisServer node : cluster.nodes()) {
+		for (RedisServer node : redis.cluster().nodes()) {
 			String reply = node.command("PUBSUB", "NUMSUB", channel);
 			subscribers += Long.parseLong(reply.substring(reply.lastIndexOf('\n') + 1));
 		}

@@ -7,18 +7,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.redislock.internal.LockType;
-import io.github.redislock.testsupport.RedisCluster;
+import io.github.redislock.testsupport.RedisClusterExtension;
 import io.github.redislock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,26 +58,11 @@ class RedisClusterCrashFailoverTests {
 
 	private static final int GRANTS = 5;
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3, 1);
 
-	private final LockTestClients clients = LockTestClients
-		.on(() -> new RedisClusterConfiguration(cluster.nodeAddresses()), TestTimeouts.COMMAND_TIMEOUT);
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 1);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
-
-	@AfterEach
-	void closeClientsAndRestartKilledNodes() {
-		this.clients.close();
-		cluster.restartStoppedNodes();
-	}
+	@RegisterExtension
+	final LockTestClients clients = LockTestClients.on(redis::configuration, TestTimeouts.COMMAND_TIMEOUT);
 
 	@Test
 	void waitersGetTheirLocksOnTheReplicaPromotedAfterTheirMasterCrashed() throws Exception {
@@ -96,7 +77,7 @@ class RedisClusterCrashFailoverTests {
 		leasedHeld.lock(LEASE_OUTLIVING_THE_FAILOVER);
 		long leaseEndsAt = System.nanoTime() + leasedHeld.remainingLease().toNanos();
 		// the locks outlive their master only once replicated
-		RedisServer replica = cluster.replicaOfMasterOf(key(released));
+		RedisServer replica = redis.cluster().replicaOfMasterOf(key(released));
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(10))
 			.until(() -> keysInSlot(replica, key(released)).contains(key(released))
@@ -104,13 +85,13 @@ class RedisClusterCrashFailoverTests {
 		RedisLockClient waiting = newClient();
 		Waiter releasedWaiter = Waiter.of(waiting, released);
 		Waiter leasedWaiter = Waiter.of(waiting, leased);
-		int oldMaster = cluster.masterOf(key(released)).port();
+		int oldMaster = redis.cluster().masterOf(key(released)).port();
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(10))
 			.until(() -> shardSubscribers(oldMaster, channel(released)) == 1
 					&& shardSubscribers(oldMaster, channel(leased)) == 1);
 		long killedAt = System.nanoTime();
-		int newMaster = cluster.crashMasterOf(key(released));
+		int newMaster = redis.cluster().crashMasterOf(key(released));
 		Duration promoted = since(killedAt);
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(30))
@@ -143,8 +124,8 @@ class RedisClusterCrashFailoverTests {
 		String key = "lock:{" + name + "}";
 		RedisLockClient client = newClient();
 		long replicated = grants(client, name).stream().mapToLong(Tokens::last).max().orElseThrow();
-		RedisServer replica = cluster.replicaOfMasterOf(key);
-		RedisServer master = cluster.masterOf(key);
+		RedisServer replica = redis.cluster().replicaOfMasterOf(key);
+		RedisServer master = redis.cluster().masterOf(key);
 		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fenceCounter(replica, key) == replicated);
 		// the replica stops, and its link is cut on the master's side: nothing of what
 		// follows reaches it, not even what the kernel would have buffered for it
@@ -154,7 +135,7 @@ class RedisClusterCrashFailoverTests {
 		long lastMissed = missed.stream().mapToLong(Tokens::last).max().orElseThrow();
 		master.stop();
 		replica.resume();
-		cluster.takeOver(replica);
+		redis.cluster().takeOver(replica);
 		long tookOverAt = System.nanoTime();
 		assertThat(fenceCounter(replica, key)).as("the promoted replica missed the last grants")
 			.isEqualTo(replicated)
@@ -177,7 +158,7 @@ class RedisClusterCrashFailoverTests {
 	void waitersOfTwoSlotsAreWokenAfterTheirMasterKilledThePubSubConnections() throws Exception {
 		String first = LockTestClients.uniqueName();
 		String second = otherSlotOnTheSameMaster(first);
-		RedisServer master = cluster.masterOf(key(first));
+		RedisServer master = redis.cluster().masterOf(key(first));
 		RedisLockClient holder = newClient();
 		RedisLock firstHeld = holder.getLock(first);
 		RedisLock secondHeld = holder.getLock(second);
@@ -252,11 +233,11 @@ class RedisClusterCrashFailoverTests {
 
 	// a name whose lock is on another slot of the same master
 	private static String otherSlotOnTheSameMaster(String name) {
-		RedisServer master = cluster.masterOf(key(name));
+		RedisServer master = redis.cluster().masterOf(key(name));
 		String slot = master.command("CLUSTER", "KEYSLOT", key(name));
 		while (true) {
 			String other = LockTestClients.uniqueName();
-			if (cluster.masterOf(key(other)).port() == master.port()
+			if (redis.cluster().masterOf(key(other)).port() == master.port()
 					&& !master.command("CLUSTER", "KEYSLOT", key(other)).equals(slot)) {
 				return other;
 			}
@@ -272,7 +253,7 @@ class RedisClusterCrashFailoverTests {
 	}
 
 	private static long shardSubscribers(int port, String channel) {
-		RedisServer node = cluster.nodes().stream().filter((n) -> n.port() == port).findFirst().orElseThrow();
+		RedisServer node = redis.cluster().nodes().stream().filter((n) -> n.port() == port).findFirst().orElseThrow();
 		String reply = node.command("PUBSUB", "SHARDNUMSUB", channel);
 		return Long.parseLong(reply.substring(reply.lastIndexOf('\n') + 1));
 	}

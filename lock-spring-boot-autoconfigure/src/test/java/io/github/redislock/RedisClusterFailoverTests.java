@@ -9,12 +9,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.redislock.testsupport.RedisCluster;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.redislock.testsupport.RedisClusterExtension;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,21 +26,14 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisClusterFailoverTests {
 
-	private RedisCluster cluster;
+	@RegisterExtension
+	@Order(1)
+	final RedisClusterExtension redis = new RedisClusterExtension(3, 1);
 
-	private final LockTestClients clients = LockTestClients
-		.on(() -> new RedisClusterConfiguration(this.cluster.nodeAddresses()), Duration.ofSeconds(2));
-
-	@BeforeEach
-	void startCluster() {
-		this.cluster = RedisCluster.start(3, 1);
-	}
-
-	@AfterEach
-	void stopCluster() {
-		this.clients.close();
-		this.cluster.close();
-	}
+	// closed before the Cluster stops: extensions end in the reverse of their order
+	@RegisterExtension
+	@Order(2)
+	final LockTestClients clients = LockTestClients.on(this.redis::configuration, Duration.ofSeconds(2));
 
 	@Test
 	void lockingGoesOnThroughAFailoverOfTheLocksMaster() throws Exception {
@@ -82,7 +74,7 @@ class RedisClusterFailoverTests {
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> acquisitions.get() > 20);
 		long failedOverAt = System.nanoTime();
-		this.cluster.failOverMasterOf("lock:{" + name + "}");
+		this.redis.cluster().failOverMasterOf("lock:{" + name + "}");
 		int before = acquisitions.get();
 		await().atMost(Duration.ofSeconds(30)).until(() -> acquisitions.get() > before + 20);
 		running.set(false);

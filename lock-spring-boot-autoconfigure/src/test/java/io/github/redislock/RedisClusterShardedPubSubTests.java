@@ -10,16 +10,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import io.github.redislock.testsupport.RedisCluster;
+import io.github.redislock.testsupport.RedisClusterExtension;
 import io.github.redislock.testsupport.RedisServer;
 import io.github.redislock.testsupport.SlotMigration;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -56,25 +54,11 @@ class RedisClusterShardedPubSubTests {
 	 */
 	private static final Duration SETTLED_WAKE = Duration.ofSeconds(3);
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3, 1);
 
-	private final LockTestClients clients = LockTestClients
-		.on(() -> new RedisClusterConfiguration(cluster.nodeAddresses()), TestTimeouts.COMMAND_TIMEOUT);
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 1);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
-
-	@AfterEach
-	void closeClients() {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final LockTestClients clients = LockTestClients.on(redis::configuration, TestTimeouts.COMMAND_TIMEOUT);
 
 	@Test
 	void releasesReachOnlyTheNodesOfTheLocksShard() throws Exception {
@@ -133,7 +117,7 @@ class RedisClusterShardedPubSubTests {
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(10))
 			.until(() -> shardSubscribers(shard.master, channel) + shardSubscribers(shard.replica, channel) == 1);
-		for (RedisServer node : cluster.nodes()) {
+		for (RedisServer node : redis.cluster().nodes()) {
 			assertThat(node.command("PUBSUB", "NUMSUB", channel)).as("classic subscribers on %s", node.port())
 				.endsWith("\n0");
 		}
@@ -151,7 +135,7 @@ class RedisClusterShardedPubSubTests {
 		CompletableFuture<Boolean> waiting = waitFor(waiter, name);
 		Shard shard = Shard.of(name);
 		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shardSubscribers(shard.master, channel) == 1);
-		SlotMigration migration = cluster.beginSlotMigration("lock:{" + name + "}");
+		SlotMigration migration = redis.cluster().beginSlotMigration("lock:{" + name + "}");
 		migration.finish();
 		// Redis ended the subscription on the old master; the client subscribes on the
 		// new
@@ -173,7 +157,7 @@ class RedisClusterShardedPubSubTests {
 		CompletableFuture<Boolean> waiting = waitFor(waiter, name);
 		Shard shard = Shard.of(name);
 		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shardSubscribers(shard.master, channel) == 1);
-		int newMaster = cluster.failOverMasterOf("lock:{" + name + "}");
+		int newMaster = redis.cluster().failOverMasterOf("lock:{" + name + "}");
 		// Redis ended the subscription on the demoted master; the client subscribes
 		// again,
 		// on the new master or (until Lettuce reads the new topology) on the demoted one,
@@ -210,7 +194,7 @@ class RedisClusterShardedPubSubTests {
 			CompletableFuture<Boolean> waiting = waitFor(waiter, name);
 			Shard shard = Shard.of(name);
 			Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> shardSubscribers(shard.master, channel) == 1);
-			int newMaster = cluster.failOverMasterOf("lock:{" + name + "}");
+			int newMaster = redis.cluster().failOverMasterOf("lock:{" + name + "}");
 			Awaitility.await()
 				.atMost(Duration.ofSeconds(30))
 				.until(() -> shardSubscribers(newMaster, channel) + shardSubscribers(shard.master, channel) >= 1);
@@ -236,11 +220,11 @@ class RedisClusterShardedPubSubTests {
 	@Test
 	void aUserWithoutSpublishFallsBackToClassicPubSubWithAWarning(CapturedOutput output) throws Exception {
 		String user = "no-spublish";
-		for (RedisServer node : cluster.nodes()) {
+		for (RedisServer node : redis.cluster().nodes()) {
 			node.command("ACL", "SETUSER", user, "on", ">secret", "~*", "&*", "+@all", "-spublish");
 		}
 		LockTestClients limited = LockTestClients.on(() -> {
-			RedisClusterConfiguration configuration = new RedisClusterConfiguration(cluster.nodeAddresses());
+			RedisClusterConfiguration configuration = redis.configuration();
 			configuration.setUsername(user);
 			configuration.setPassword("secret");
 			return configuration;
@@ -259,7 +243,8 @@ class RedisClusterShardedPubSubTests {
 			String channel = "lock:{" + name + "}:released";
 			Awaitility.await()
 				.atMost(Duration.ofSeconds(10))
-				.until(() -> cluster.nodes()
+				.until(() -> redis.cluster()
+					.nodes()
 					.stream()
 					.anyMatch((node) -> !node.command("PUBSUB", "NUMSUB", channel).endsWith("\n0")));
 			held.unlock();
@@ -333,7 +318,7 @@ class RedisClusterShardedPubSubTests {
 	}
 
 	private static long shardSubscribers(int port, String channel) {
-		RedisServer node = cluster.nodes().stream().filter((n) -> n.port() == port).findFirst().orElseThrow();
+		RedisServer node = redis.cluster().nodes().stream().filter((n) -> n.port() == port).findFirst().orElseThrow();
 		String reply = node.command("PUBSUB", "SHARDNUMSUB", channel);
 		return Long.parseLong(reply.substring(reply.lastIndexOf('\n') + 1));
 	}
@@ -342,7 +327,7 @@ class RedisClusterShardedPubSubTests {
 	private record Shard(int master, int replica) {
 
 		static Shard of(String name) {
-			RedisServer replica = cluster.replicaOfMasterOf("lock:{" + name + "}");
+			RedisServer replica = redis.cluster().replicaOfMasterOf("lock:{" + name + "}");
 			// ROLE of a replica: slave, the master's host, its port, ...
 			String[] role = replica.command("ROLE").split("\n");
 			return new Shard(Integer.parseInt(role[2]), replica.port());
@@ -358,7 +343,7 @@ class RedisClusterShardedPubSubTests {
 
 		static Map<Integer, Counters> everyNode() {
 			Map<Integer, Counters> counters = new LinkedHashMap<>();
-			for (RedisServer node : cluster.nodes()) {
+			for (RedisServer node : redis.cluster().nodes()) {
 				String info = node.command("CLUSTER", "INFO");
 				counters.put(node.port(), new Counters(field(info, "cluster_stats_messages_publish_received"),
 						field(info, "cluster_stats_messages_publishshard_received")));

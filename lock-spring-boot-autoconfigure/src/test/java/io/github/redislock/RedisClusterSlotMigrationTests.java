@@ -14,15 +14,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.redislock.testsupport.RedisCluster;
+import io.github.redislock.testsupport.RedisClusterExtension;
 import io.github.redislock.testsupport.RedisServer;
 import io.github.redislock.testsupport.SlotMigration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,23 +49,16 @@ class RedisClusterSlotMigrationTests {
 
 	private static final String[] PHASES = { "before", "open", "after" };
 
-	private RedisCluster cluster;
+	@RegisterExtension
+	@Order(1)
+	final RedisClusterExtension redis = new RedisClusterExtension(3);
 
-	private final LockTestClients clients = LockTestClients
-		.on(() -> new RedisClusterConfiguration(this.cluster.nodeAddresses()), Duration.ofSeconds(2));
+	// closed before the Cluster stops: extensions end in the reverse of their order
+	@RegisterExtension
+	@Order(2)
+	final LockTestClients clients = LockTestClients.on(this.redis::configuration, Duration.ofSeconds(2));
 
 	private final List<LeaseLostEvent> leaseLost = new CopyOnWriteArrayList<>();
-
-	@BeforeEach
-	void startCluster() {
-		this.cluster = RedisCluster.start(3);
-	}
-
-	@AfterEach
-	void stopCluster() {
-		this.clients.close();
-		this.cluster.close();
-	}
 
 	@Test
 	void lockingGoesOnThroughAMigrationOfTheLocksSlot() throws Exception {
@@ -137,7 +129,7 @@ class RedisClusterSlotMigrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> acquisitions.get() > 20);
 		long migrationStart = System.nanoTime();
 		phase.set(1);
-		SlotMigration migration = this.cluster.beginSlotMigration(lockKey);
+		SlotMigration migration = this.redis.cluster().beginSlotMigration(lockKey);
 		int beforeMigration = acquisitions.get();
 		int movedKeys = migration.moveKeysSlowly(STEP_PAUSE);
 		// from the first SETSLOT NODE on, the destination may serve the slot
@@ -233,7 +225,7 @@ class RedisClusterSlotMigrationTests {
 		}, TestThreads.perTask());
 		await().atMost(Duration.ofSeconds(5)).until(() -> LockTestClients.inspector(waiterClient).waitingCount() == 1);
 
-		SlotMigration migration = this.cluster.beginSlotMigration(lockKey);
+		SlotMigration migration = this.redis.cluster().beginSlotMigration(lockKey);
 		int movedKeys = migration.moveKeysSlowly(STEP_PAUSE);
 		migration.finish();
 		long handedOver = System.nanoTime();
@@ -289,7 +281,7 @@ class RedisClusterSlotMigrationTests {
 		RedisLock lock = client.getLock("migration-" + LockTestClients.uniqueName());
 		lock.lock();
 		lock.unlock();
-		SlotMigration migration = this.cluster.beginSlotMigration("lock:{" + lock.getName() + "}");
+		SlotMigration migration = this.redis.cluster().beginSlotMigration("lock:{" + lock.getName() + "}");
 		try {
 			long start = System.nanoTime();
 			assertThatThrownBy(() -> lock.tryLock(Duration.ofMillis(300), null)).isInstanceOf(RedisLockException.class)

@@ -9,14 +9,11 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.testsupport.RedisCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.redislock.testsupport.RedisClusterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -29,25 +26,11 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisClusterTests {
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3);
 
-	private final LockTestClients clients = LockTestClients
-		.on(() -> new RedisClusterConfiguration(cluster.nodeAddresses()), Duration.ofSeconds(2));
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
-
-	@AfterEach
-	void closeClients() {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final LockTestClients clients = LockTestClients.on(redis::configuration, Duration.ofSeconds(2));
 
 	@Test
 	void locksSpreadOverAllNodesWorkWithoutCrossSlotErrors() {

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -92,8 +94,12 @@ class RedisFailureTests {
 		assertThat(release.get(30, TimeUnit.SECONDS)).isInstanceOf(LeaseExpiredException.class);
 	}
 
-	@Test
-	void aReleaseThatRanAndWasSentAgainAfterACutIsARelease() throws Exception {
+	// Asynchronous too: no thread waits then, and the check of the server that answered
+	// the second time is bounded by the client's own deadline (its connection has no
+	// timeout of Lettuce's)
+	@ParameterizedTest(name = "asynchronous: {0}")
+	@ValueSource(booleans = { false, true })
+	void aReleaseThatRanAndWasSentAgainAfterACutIsARelease(boolean asynchronous) throws Exception {
 		FaultProxy proxy = startProxy();
 		List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
 		RedisLockClient client = this.clients.through(proxy, TestTimeouts.COMMAND_TIMEOUT,
@@ -103,31 +109,8 @@ class RedisFailureTests {
 		// Redis runs the release; its reply is held up on the way back and lost with the
 		// connection: Lettuce reconnects and sends the release again, to the same server
 		proxy.latency(Duration.ofMillis(500));
-		CompletableFuture<Throwable> release = CompletableFuture.supplyAsync(() -> catchThrowable(handle::release),
-				TestThreads.perTask());
-		await().pollInterval(Duration.ofMillis(5))
-			.atMost(Duration.ofSeconds(10))
-			.until(() -> redis.command("EXISTS", "lock:{" + name + "}").equals("0"));
-		proxy.cut();
-		proxy.heal();
-		assertThat(release.get(30, TimeUnit.SECONDS)).isNull();
-		assertThat(lost).as("leases reported lost").isEmpty();
-		assertThat(handle.isHeld()).isFalse();
-	}
-
-	@Test
-	void anAsynchronousReleaseThatRanAndWasSentAgainAfterACutIsARelease() throws Exception {
-		FaultProxy proxy = startProxy();
-		List<LeaseLostEvent> lost = new CopyOnWriteArrayList<>();
-		RedisLockClient client = this.clients.through(proxy, TestTimeouts.COMMAND_TIMEOUT,
-				(builder) -> builder.watchdogTimeout(Duration.ofSeconds(30)).leaseLostListener(lost::add));
-		String name = LockTestClients.uniqueName();
-		LockHandle handle = client.acquire(name, Duration.ZERO, LEASE);
-		// as above, without a thread waiting: the check of the server that answered the
-		// second time is bounded by the client's own deadline (its connection has no
-		// timeout of Lettuce's)
-		proxy.latency(Duration.ofMillis(500));
-		CompletableFuture<Void> release = handle.releaseAsync();
+		CompletableFuture<Void> release = asynchronous ? handle.releaseAsync()
+				: CompletableFuture.runAsync(handle::release, TestThreads.perTask());
 		await().pollInterval(Duration.ofMillis(5))
 			.atMost(Duration.ofSeconds(10))
 			.until(() -> redis.command("EXISTS", "lock:{" + name + "}").equals("0"));

@@ -5,19 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
+import io.github.redislock.LockTestClients;
 import io.github.redislock.ReactiveRedisLockClient;
 import io.github.redislock.RedisLockClient;
-import io.github.redislock.LockTestClients;
 import io.github.redislock.history.HistoryKind.Caller;
-import io.github.redislock.testsupport.RedisCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.github.redislock.testsupport.RedisClusterExtension;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,6 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (nothing lost: exclusion must hold across it) or by a crash (an epoch ends). Slow, so
  * run by hand: {@code -Dredislock.history.clusterRounds=10} runs 10 rounds per kind.
  */
+@EnabledIfSystemProperty(named = "redislock.history.clusterRounds", matches = "[1-9][0-9]*",
+		disabledReason = "-Dredislock.history.clusterRounds=N runs N rounds per kind")
 class ClusterLockHistoryTests {
 
 	private static final int ROUNDS = Integer.getInteger("redislock.history.clusterRounds", 0);
@@ -38,28 +36,11 @@ class ClusterLockHistoryTests {
 
 	private static final Duration LIVENESS_BOUND = Duration.ofSeconds(2);
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3, 1);
 
-	private final LockTestClients clients = LockTestClients
-		.on(() -> new RedisClusterConfiguration(cluster.nodeAddresses()), Duration.ofSeconds(2));
-
-	@BeforeAll
-	static void startCluster() {
-		Assumptions.assumeTrue(ROUNDS > 0, "-Dredislock.history.clusterRounds=N runs N rounds per kind");
-		cluster = RedisCluster.start(3, 1);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		if (cluster != null) {
-			cluster.close();
-		}
-	}
-
-	@AfterEach
-	void closeClients() {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final LockTestClients clients = LockTestClients.on(redis::configuration, Duration.ofSeconds(2));
 
 	@ParameterizedTest
 	@EnumSource(HistoryKind.class)
@@ -71,7 +52,7 @@ class ClusterLockHistoryTests {
 			callers.add(new Caller(client, ReactiveRedisLockClient.create(client)));
 		}
 		String name = LockTestClients.uniqueName();
-		HistoryFaults faults = HistoryFaults.cluster(cluster, "lock:{" + name + "}");
+		HistoryFaults faults = HistoryFaults.cluster(redis.cluster(), "lock:{" + name + "}");
 		long seed = Long.getLong("redislock.history.seed", System.nanoTime());
 		HistoryRun run = new HistoryRun(kind, callers, 4, BURST, name, seed);
 		List<String> violations = new ArrayList<>();

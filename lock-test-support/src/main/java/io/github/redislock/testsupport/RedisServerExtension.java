@@ -2,13 +2,6 @@ package io.github.redislock.testsupport;
 
 import java.time.Duration;
 
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.AfterEachCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -30,14 +23,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * instead: a server stopped after the test class, as this one is, is gone while the test
  * framework still keeps the context cached, whose connections then try to reconnect.
  */
-public final class RedisServerExtension
-		implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback {
-
-	private final String[] extraArguments;
-
-	private @Nullable RedisServer server;
-
-	private boolean perTest;
+public final class RedisServerExtension extends TestTopologyExtension<RedisServer> {
 
 	/**
 	 * Creates an extension whose server is started with the given extra arguments.
@@ -45,44 +31,18 @@ public final class RedisServerExtension
 	 * {@code "--requirepass", "secret"}
 	 */
 	public RedisServerExtension(String... extraArguments) {
-		this.extraArguments = extraArguments;
+		super(() -> RedisServers.start(extraArguments));
 	}
 
 	@Override
-	public void beforeAll(ExtensionContext context) {
-		this.server = RedisServers.start(this.extraArguments);
-	}
-
-	@Override
-	public void beforeEach(ExtensionContext context) {
-		if (this.server == null) {
-			this.perTest = true;
-			this.server = RedisServers.start(this.extraArguments);
-		}
-	}
-
-	@Override
-	public void afterEach(ExtensionContext context) {
-		if (this.perTest) {
-			close();
-			return;
-		}
-		RedisServer server = server();
+	void restore(RedisServer server) {
 		server.resume();
 		server.start();
 	}
 
-	@Override
-	public void afterAll(ExtensionContext context) {
-		close();
-	}
-
 	/** The running server. */
 	public RedisServer server() {
-		if (this.server == null) {
-			throw new IllegalStateException("The Redis server starts before the first test; use it from a test");
-		}
-		return this.server;
+		return running();
 	}
 
 	/**
@@ -109,13 +69,6 @@ public final class RedisServerExtension
 	 */
 	public String command(String... args) {
 		return server().command(args);
-	}
-
-	private void close() {
-		if (this.server != null) {
-			this.server.close();
-			this.server = null;
-		}
 	}
 
 }

@@ -57,9 +57,9 @@ for i in $(seq 1 "$pairs"); do
 	sum_old=$((sum_old + o))
 	sum_new=$((sum_new + n))
 	echo "$oc $nc $or $nr" >> "$cpus"
-	awk -v i="$i" -v o="$o" -v n="$n" -v oc="$oc" -v nc="$nc" -v or="$or" -v nr="$nr" 'BEGIN {
+	awk -v i="$i" -v o="$o" -v n="$n" -v oc="$oc" -v nc="$nc" -v ored="$or" -v nred="$nr" 'BEGIN {
 		printf "pair %d: old %d, new %d, new/old %.3f; CPU µs/op old %s (Redis %s), new %s (Redis %s)\n",
-			i, o, n, n / o, oc, or, nc, nr }'
+			i, o, n, n / o, oc, ored, nc, nred }'
 done
 awk -v o="$sum_old" -v n="$sum_new" -v p="$pairs" \
 	'BEGIN { printf "means: old %.0f, new %.0f; new/old %.3f\n", o / p, n / p, n / o }'
@@ -67,5 +67,5 @@ awk -v o="$sum_old" -v n="$sum_new" -v p="$pairs" \
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 old_cpu=$(cut -d' ' -f1 "$cpus" | median); new_cpu=$(cut -d' ' -f2 "$cpus" | median)
 old_redis=$(cut -d' ' -f3 "$cpus" | median); new_redis=$(cut -d' ' -f4 "$cpus" | median)
-awk -v o="$old_cpu" -v n="$new_cpu" -v or="$old_redis" -v nr="$new_redis" 'BEGIN {
-	printf "CPU µs/op, medians: old %s (Redis %s), new %s (Redis %s); new/old %.3f\n", o, or, n, nr, n / o }'
+awk -v o="$old_cpu" -v n="$new_cpu" -v ored="$old_redis" -v nred="$new_redis" 'BEGIN {
+	printf "CPU µs/op, medians: old %s (Redis %s), new %s (Redis %s); new/old %.3f\n", o, ored, n, nred, n / o }'

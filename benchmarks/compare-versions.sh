@@ -7,8 +7,9 @@
 #
 # OLD and NEW are commits (or branches) of this repository; PAIRS defaults to 6, SCENARIO
 # (matched against the scenarios' titles, as --only) to "reactive, uncontended". RUN and
-# WARMUP set each run's length (20s and 2s). Each pair also shows the CPU each version spent
-# per operation, whose medians end the report. Needs a JDK, git and redis-server, as the
+# WARMUP set each run's length (30s after 15s: the JIT compiles for most of a process's first
+# 40 s, and a shorter warm-up measures that too). Each pair also shows the CPU each version
+# spent per operation, whose medians end the report. Needs a JDK, git and redis-server, as the
 # benchmark does. Do not build or test anything else meanwhile: the cores are the measure.
 set -euo pipefail
 
@@ -35,7 +36,7 @@ build() {
 run() {
 	local benchmarks="$work/$1/benchmarks"
 	(cd "$benchmarks" && java -Xmx1g -Djava.awt.headless=true -cp "target/classes:$(cat cp.txt)" \
-		io.github.redislock.benchmark.BenchmarkMain "--run=${RUN:-20s}" "--warmup=${WARMUP:-2s}" --rounds=1 \
+		io.github.redislock.benchmark.BenchmarkMain "--run=${RUN:-30s}" "--warmup=${WARMUP:-15s}" --rounds=1 \
 		"--only=$scenario" --libraries=REDIS_LOCK "--out=$work/out-$1" > "$work/run-$1.log" 2>&1)
 	# the first table's header names the columns: the rate is the second, the CPU the one titled so
 	awk -F'|' '/^\| Library/ && !column { for (i = 1; i <= NF; i++) if ($i ~ /CPU/) column = i }

@@ -83,10 +83,15 @@ final class RedisCalls implements CallDeadlines {
 	/**
 	 * Whether a command sent at the given time ({@link System#nanoTime()}) was sent
 	 * again, after its connection was lost, to the same server instance: it may have run
-	 * twice (see {@link CommandConnection#resentToTheSameServer}).
+	 * twice (see {@link CommandConnection#resentToTheSameServer}). Within the command
+	 * timeout, as every call: telling may take an {@code INFO} on the client's own
+	 * connection, which has no timeout of Lettuce's.
+	 * @param what what the command did, for messages: "release lock 'a' (key 'lock:{a}')"
 	 */
-	CompletableFuture<Boolean> resentToTheSameServer(long sentAt) {
-		return (this.own != null) ? this.own.resentToTheSameServer(sentAt) : CompletableFuture.completedFuture(false);
+	CompletableFuture<Boolean> resentToTheSameServer(String what, long sentAt) {
+		CommandConnection own = this.own;
+		return (own != null) ? within(what, own.resentToTheSameServer(sentAt), deadline(NO_LIMIT))
+				: CompletableFuture.completedFuture(false);
 	}
 
 	long timeoutMillis() {

@@ -130,7 +130,8 @@ final class RedisLockCommands implements LockCommands {
 		if (reply != LockReply.NOT_HELD) {
 			return reply;
 		}
-		return this.calls.await(describe("release", keys), ranBeforeItWasResent(reply, sentAt),
+		String what = describe("release", keys);
+		return this.calls.await(what, ranBeforeItWasResent(what, reply, sentAt),
 				this.calls.deadline(RedisCalls.NO_LIMIT));
 	}
 
@@ -141,8 +142,7 @@ final class RedisLockCommands implements LockCommands {
 			.callAsync(() -> describe("release", keys), 0, RedisCalls.NO_LIMIT,
 					(redis) -> announcing((mode) -> keys.kind().release(redis, keys, release, this.yieldMillis, mode)))
 			.thenCompose((reply) -> (reply != LockReply.NOT_HELD) ? CompletableFuture.completedFuture(reply)
-					: this.calls.within(describe("release", keys), ranBeforeItWasResent(reply, sentAt),
-							this.calls.deadline(RedisCalls.NO_LIMIT)));
+					: ranBeforeItWasResent(describe("release", keys), reply, sentAt));
 	}
 
 	// Lettuce sends a command again on the connection it reconnected when the connection
@@ -153,8 +153,9 @@ final class RedisLockCommands implements LockCommands {
 	// instance (Redis restarted without the lock, a replica promoted) it is a lost lock.
 	// What it would misread is a lease that ran out, or a force-unlock, while that very
 	// release was on its way; the watchdog and the fencing token still tell of those.
-	private CompletableFuture<LockReply> ranBeforeItWasResent(LockReply reply, long sentAt) {
-		return this.calls.resentToTheSameServer(sentAt).thenApply((resent) -> resent ? LockReply.released(0L) : reply);
+	private CompletableFuture<LockReply> ranBeforeItWasResent(String what, LockReply reply, long sentAt) {
+		return this.calls.resentToTheSameServer(what, sentAt)
+			.thenApply((resent) -> resent ? LockReply.released(0L) : reply);
 	}
 
 	@Override
